@@ -1,0 +1,81 @@
+# simhash: PGXS build of a C++17 extension.
+#
+# Layout: src/core holds the pure C++ core (no PostgreSQL headers; unit-tested
+# and fuzzed on its own), src/pg the thin PostgreSQL glue, src/sql the pieces of
+# the install script (concatenated in name order).
+#
+# NOTE: no end-of-line comments on variable lines (make keeps trailing blanks).
+
+EXTENSION  = simhash
+MODULE_big = simhash
+PGFILEDESC = "simhash - SimHash fingerprints and near-duplicate search"
+
+CORE_SRCS = $(sort $(wildcard src/core/*.cpp))
+GLUE_SRCS = $(sort $(wildcard src/pg/*.cpp))
+OBJS      = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
+
+SQL_PARTS  = $(sort $(wildcard src/sql/*.sql))
+DATA_built = simhash--1.0.sql
+
+REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --load-extension=simhash
+
+ISOLATION      = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test/isolation --load-extension=simhash
+
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+ifneq ($(PROVE_TESTS),)
+TAP_TESTS   = 1
+endif
+
+# -Wno-register: PG15 headers use 'register', removed in C++17.
+CXX_STD     = -std=c++17 -Wno-register
+CXX_WARN    = -Wall -Wextra $(if $(WERROR),-Werror)
+PG_CXXFLAGS = $(CXX_STD) $(CXX_WARN) -Isrc/core
+# PGXS links with gcc: name the C++ runtime; ICU gives Unicode properties.
+SHLIB_LINK  = -lstdc++ -licuuc
+
+EXTRA_CLEAN = simhash--1.0.sql test/unit/run_unit_tests $(FUZZ_BINS) test/fuzz/corpus-work output_iso
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# PGXS also compiles every .cpp to LLVM bitcode with clang, ignoring PG_CXXFLAGS.
+BITCODE_CXXFLAGS += $(CXX_STD) -Isrc/core
+
+$(OBJS): $(wildcard src/core/*.hpp) $(wildcard src/pg/*.hpp)
+
+simhash--1.0.sql: $(SQL_PARTS)
+	cat $(SQL_PARTS) > $@
+
+# ---- C++ unit tests of the core (GoogleTest), under ASan and UBSan ----------
+UNIT_SRCS  = $(sort $(wildcard test/unit/*.cpp))
+UNIT_FLAGS = -std=c++17 -O1 -g -Wall -Wextra -fsanitize=address,undefined -fno-sanitize-recover=all -Isrc/core
+
+test/unit/run_unit_tests: $(CORE_SRCS) $(UNIT_SRCS) $(wildcard src/core/*.hpp)
+	$(CXX) $(UNIT_FLAGS) $(CORE_SRCS) $(UNIT_SRCS) -o $@ -lgtest -lgtest_main -licuuc -pthread
+
+unit: test/unit/run_unit_tests
+	./test/unit/run_unit_tests
+
+# ---- libFuzzer targets on the core; fuzz-smoke runs each for a short while ----
+FUZZ_CXX   ?= clang++
+FUZZ_SRCS   = $(sort $(wildcard test/fuzz/fuzz_*.cpp))
+FUZZ_BINS   = $(FUZZ_SRCS:.cpp=)
+FUZZ_RUNS  ?= 200000
+
+test/fuzz/fuzz_%: test/fuzz/fuzz_%.cpp $(CORE_SRCS) $(wildcard src/core/*.hpp)
+	$(FUZZ_CXX) -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core $(CORE_SRCS) $< -o $@ -licuuc
+
+fuzz-smoke: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+	  name=$$(basename $$f); corpus=test/fuzz/corpus/$${name#fuzz_}; work=test/fuzz/corpus-work/$$name; \
+	  mkdir -p $$work; \
+	  echo "== $$name ($(FUZZ_RUNS) runs)"; \
+	  $$f -runs=$(FUZZ_RUNS) -max_len=4096 $$work $$( [ -d $$corpus ] && echo $$corpus ) > $$work.log 2>&1 \
+	    || { tail -n 40 $$work.log; exit 1; }; \
+	  tail -n 1 $$work.log; \
+	done
+
+.PHONY: unit fuzz-smoke
