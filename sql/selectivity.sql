@@ -64,8 +64,14 @@ SELECT k, pg_temp.estimated_rows(format('SELECT * FROM clustered_fp WHERE fp <@ 
 FROM (VALUES ('0123456789abcdef'::simhash64)) c(q), (VALUES (0), (1), (3), (64)) r(k)
 ORDER BY k;
 
--- a join on simhash_within: the binomial, not a third of the cross product
-SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_within(a.fp, b.fp, 3)$$) AS join_k3,
-       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_within(a.fp, b.fp, 64)$$) AS join_k64;
+-- joins: the binomial, not a third (function) or half (operator) of the
+-- cross product; the operator's ball is recognised as simhash_ball(expr, k)
+SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_within(a.fp, b.fp, 3)$$) AS within_k3,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_within(a.fp, b.fp, 64)$$) AS within_k64,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON a.fp <@ simhash_ball(b.fp, 3)$$) AS ball_k3,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_ball(b.fp, 32) @> a.fp$$) AS ball_k32,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON a.fp <@ simhash_ball(b.fp, (SELECT 3))$$) AS ball_unknown_k;
+-- a center unknown at plan time with a constant radius: the binomial
+SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp i WHERE i.fp <@ simhash_ball((SELECT fp FROM random_fp WHERE id = 1), 32)$$) AS ball_center_subselect;
 
 DROP TABLE random_fp, random_bigint, clustered_fp;

@@ -17,6 +17,7 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 }
 #pragma GCC diagnostic pop
@@ -52,6 +53,21 @@ double within_selectivity(VariableStatData *vardata, std::uint64_t center, int r
     return selectivity;
 }
 
+// The radius of a ball that is not a constant but a call
+// simhash_ball(expr, constant): a join "a.fp <@ simhash_ball(b.fp, 3)", or a
+// center from an outer query. -1 when the radius is unknown at plan time.
+static int constructed_radius(PlannerInfo *root, Node *ball) {
+    if (!IsA(ball, FuncExpr)) return -1;
+    FuncExpr *call = castNode(FuncExpr, ball);
+    if (list_length(call->args) != 2) return -1;
+    FmgrInfo finfo;
+    fmgr_info(call->funcid, &finfo);
+    if (finfo.fn_addr != simhash_ball_make) return -1;
+    Node *radius = estimate_expression_value(root, static_cast<Node *>(lsecond(call->args)));
+    if (!IsA(radius, Const) || castNode(Const, radius)->constisnull) return -1;
+    return DatumGetInt32(castNode(Const, radius)->constvalue);
+}
+
 // RESTRICT for "fp <@ ball" and "ball @> fp": an estimate when the ball is a
 // constant and the other side a column (or expression) with statistics.
 SIMHASH_FUNCTION(simhash_ball_restrict_sel) {
@@ -76,7 +92,25 @@ SIMHASH_FUNCTION(simhash_ball_restrict_sel) {
             const SimhashBall *b = DatumGetSimhashBall(ball->constvalue);
             selectivity = within_selectivity(&vardata, b->center, b->radius);
         }
+    } else {
+        int radius = constructed_radius(root, other);
+        if (radius >= 0) selectivity = simhash::random_within_probability(radius);
     }
     ReleaseVariableStats(vardata);
+    PG_RETURN_FLOAT8(selectivity);
+}
+
+// JOIN for the same operators: "a.fp <@ simhash_ball(b.fp, k)" with a constant
+// k pairs random fingerprints with the binomial probability; without it the
+// planner would assume half of the cross product.
+SIMHASH_FUNCTION(simhash_ball_join_sel) {
+    PlannerInfo *root = reinterpret_cast<PlannerInfo *>(PG_GETARG_POINTER(0));
+    List *args = reinterpret_cast<List *>(PG_GETARG_POINTER(2));
+    double selectivity = kDefaultWithinSelectivity;
+    if (list_length(args) == 2) {
+        int radius = constructed_radius(root, static_cast<Node *>(linitial(args)));
+        if (radius < 0) radius = constructed_radius(root, static_cast<Node *>(lsecond(args)));
+        if (radius >= 0) selectivity = simhash::random_within_probability(radius);
+    }
     PG_RETURN_FLOAT8(selectivity);
 }

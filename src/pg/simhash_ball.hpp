@@ -16,3 +16,7 @@ static inline const SimhashBall *DatumGetSimhashBall(Datum d) {
 }
 
 #define PG_GETARG_SIMHASH_BALL(n) DatumGetSimhashBall(PG_GETARG_DATUM(n))
+
+// The constructor simhash_ball(center, radius); the estimators recognise a
+// call to it by its address, whatever schema or name it was given.
+extern "C" Datum simhash_ball_make(PG_FUNCTION_ARGS);

@@ -42,11 +42,11 @@ CREATE OPERATOR @extschema@.<@ (
     LEFTARG = @extschema@.simhash64, RIGHTARG = @extschema@.simhash_ball,
     FUNCTION = @extschema@.simhash64_in_ball,
     COMMUTATOR = OPERATOR(@extschema@.@>),
-    RESTRICT = @extschema@.simhash_ball_restrict_sel
+    RESTRICT = @extschema@.simhash_ball_restrict_sel, JOIN = @extschema@.simhash_ball_join_sel
 );
 CREATE OPERATOR @extschema@.@> (
     LEFTARG = @extschema@.simhash_ball, RIGHTARG = @extschema@.simhash64,
     FUNCTION = @extschema@.simhash_ball_contains,
     COMMUTATOR = OPERATOR(@extschema@.<@),
-    RESTRICT = @extschema@.simhash_ball_restrict_sel
+    RESTRICT = @extschema@.simhash_ball_restrict_sel, JOIN = @extschema@.simhash_ball_join_sel
 );
