@@ -13,19 +13,21 @@ const char *describe(BallParseError e) {
     return "Invalid";
 }
 
-BallParse parse_ball(std::string_view text) {
+BallParse parse_ball(std::string_view text) noexcept {
     BallParse result;
     std::size_t slash = text.find('/');
     if (slash == std::string_view::npos) {
         result.error = BallParseError::no_separator;
         return result;
     }
-    result.center_error = parse_hex(text.substr(0, slash), &result.center);
+    // Plain pointer arithmetic rather than substr(), which may throw: the
+    // glue calls this outside any C++ exception guard.
+    result.center_error = parse_hex(std::string_view(text.data(), slash), &result.center);
     if (result.center_error != ParseError::none) {
         result.error = BallParseError::bad_center;
         return result;
     }
-    std::string_view digits = text.substr(slash + 1);
+    std::string_view digits(text.data() + slash + 1, text.size() - slash - 1);
     bool negative = !digits.empty() && digits[0] == '-';
     if (negative) digits.remove_prefix(1);
     if (digits.empty()) {
@@ -53,7 +55,7 @@ BallParse parse_ball(std::string_view text) {
     return result;
 }
 
-void format_ball(std::uint64_t center, int radius, char out[kBallTextSize]) {
+void format_ball(std::uint64_t center, int radius, char out[kBallTextSize]) noexcept {
     format_hex(center, out);
     char *p = out + 16;
     *p++ = '/';

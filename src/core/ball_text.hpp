@@ -28,10 +28,10 @@ const char *describe(BallParseError e);
 
 // The center takes what parse_hex takes; the radius is an optional '-' and
 // decimal digits, so "-1" and "65" are syntactically fine but out of range.
-BallParse parse_ball(std::string_view text);
+BallParse parse_ball(std::string_view text) noexcept;
 
 // Writes "<16 hex>/<radius>" and a NUL: at most 16 + 1 + 2 + 1 bytes.
 constexpr std::size_t kBallTextSize = 20;
-void format_ball(std::uint64_t center, int radius, char out[kBallTextSize]);
+void format_ball(std::uint64_t center, int radius, char out[kBallTextSize]) noexcept;
 
 }  // namespace simhash
