@@ -2,7 +2,7 @@
 // @> operators; simhash_within's support function uses the same estimate.
 //
 // Random 64-bit values are within k bits with probability
-// sum_{i<=k} C(64,i) / 2^64 (1 row in 10^13 for k = 3), but real fingerprints
+// sum_{i<=k} C(64,i) / 2^64 (2.4e-15 for k = 3), but real fingerprints
 // cluster: near-duplicates are the reason to store them. So the most common
 // values ANALYZE found are tested exactly and only the rest of the rows get
 // the binomial.
