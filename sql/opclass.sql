@@ -1,0 +1,67 @@
+-- B-tree and hash operator classes of simhash64: UNIQUE, GROUP BY, DISTINCT,
+-- ORDER BY (unsigned), hash and merge joins, and amvalidate.
+CREATE TABLE fps (id int4, fp simhash64);
+INSERT INTO fps VALUES (1, '0000000000000000'), (2, 'ffffffffffffffff'), (3, '8000000000000000'),
+                       (4, '7fffffffffffffff'), (5, '0123456789abcdef'), (6, '0123456789abcdef'),
+                       (7, '8000000000000000'), (8, NULL);
+
+-- ORDER BY is unsigned: 8000... after 7fff..., ffff... last
+SELECT fp FROM fps ORDER BY fp, id;
+SELECT fp FROM fps ORDER BY fp DESC NULLS LAST, id;
+SELECT DISTINCT fp FROM fps ORDER BY fp;
+SELECT fp, count(*) FROM fps GROUP BY fp ORDER BY fp;
+-- both strategies for GROUP BY give the same groups
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT fp, count(*) FROM fps GROUP BY fp;
+SELECT fp, count(*) FROM fps GROUP BY fp ORDER BY fp;
+RESET enable_hashagg;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT fp, count(*) FROM fps GROUP BY fp;
+SELECT fp, count(*) FROM fps GROUP BY fp ORDER BY fp;
+RESET enable_sort;
+
+-- UNIQUE rejects duplicates (23505); the B-tree serves range scans in unsigned order
+CREATE TABLE unique_fps (fp simhash64 UNIQUE);
+INSERT INTO unique_fps SELECT DISTINCT fp FROM fps WHERE fp IS NOT NULL;
+\set VERBOSITY sqlstate
+INSERT INTO unique_fps VALUES ('0123456789abcdef');
+\set VERBOSITY default
+INSERT INTO unique_fps VALUES ('8000000000000000');
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT fp FROM unique_fps WHERE fp > '7fffffffffffffff' ORDER BY fp;
+SELECT fp FROM unique_fps WHERE fp > '7fffffffffffffff' ORDER BY fp;
+RESET enable_seqscan;
+-- a hash index on simhash64
+CREATE INDEX fps_hash ON fps USING hash (fp);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM fps WHERE fp = '8000000000000000';
+SELECT id FROM fps WHERE fp = '8000000000000000' ORDER BY id;
+RESET enable_seqscan;
+
+-- joins: the same answer from a hash join and a merge join
+CREATE TABLE other_fps (name text, fp simhash64);
+INSERT INTO other_fps VALUES ('zero', '0000000000000000'), ('top', '8000000000000000'),
+                             ('ones', 'ffffffffffffffff'), ('none', '1111111111111111'), ('null', NULL);
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT f.id, o.name FROM fps f JOIN other_fps o ON f.fp = o.fp;
+SELECT f.id, o.name FROM fps f JOIN other_fps o ON f.fp = o.fp ORDER BY f.id;
+RESET enable_mergejoin;
+SET enable_hashjoin = off;
+EXPLAIN (COSTS OFF) SELECT f.id, o.name FROM fps f JOIN other_fps o ON f.fp = o.fp;
+SELECT f.id, o.name FROM fps f JOIN other_fps o ON f.fp = o.fp ORDER BY f.id;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+
+-- the hash of a fingerprint is the hash of its bigint cast: the same hash
+-- functions as int8, so values hash alike on both sides of the cast
+SELECT count(*) FILTER (WHERE simhash64_hash(fp) <> hashint8(fp::bigint)) AS hash_differs,
+       count(*) FILTER (WHERE simhash64_hash_extended(fp, 7) <> hashint8extended(fp::bigint, 7)) AS extended_differs
+FROM fps WHERE fp IS NOT NULL;
+
+-- every operator class of the extension passes the access method's validator
+SELECT opcname, amname, amvalidate(c.oid)
+FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
+WHERE opcname LIKE 'simhash%' ORDER BY opcname, amname;
+
+DROP TABLE fps, unique_fps, other_fps;

@@ -1,0 +1,77 @@
+-- Planner estimates for "within k bits": the RESTRICT function of <@ / @> and
+-- simhash_within's support function give the binomial for random values
+-- (sum_{i<=k} C(64,i) / 2^64), with the most common values tested exactly.
+CREATE FUNCTION pg_temp.estimated_rows(query text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+  RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+END $$;
+
+-- 100,000 random fingerprints (md5: the same on every platform)
+CREATE TABLE random_fp (id int4, fp simhash64);
+INSERT INTO random_fp
+SELECT i, ('x' || substr(md5(i::text), 1, 16))::bit(64)::simhash64 FROM generate_series(1, 100000) i;
+-- a sample of every row, so the statistics (and this output) are deterministic
+ALTER TABLE random_fp ALTER COLUMN fp SET STATISTICS 1000;
+ANALYZE random_fp;
+
+-- the same estimate for the operator in both directions and for the function;
+-- k = 3: 1 row (43745 / 2^64 of 100k), k = 32: about 55%, k = 64: every row
+SELECT k, pg_temp.estimated_rows(format('SELECT * FROM random_fp WHERE fp <@ simhash_ball(%L, %s)', q, k)) AS ball,
+       pg_temp.estimated_rows(format('SELECT * FROM random_fp WHERE simhash_ball(%L, %s) @> fp', q, k)) AS commuted,
+       pg_temp.estimated_rows(format('SELECT * FROM random_fp WHERE simhash_within(fp, %L, %s)', q, k)) AS within,
+       pg_temp.estimated_rows(format('SELECT * FROM random_fp WHERE simhash_within(%L, fp, %s)', q, k)) AS within_swapped,
+       (SELECT count(*) FROM random_fp WHERE simhash_within(fp, q, k)) AS actual
+FROM (VALUES ('0123456789abcdef'::simhash64)) c(q), (VALUES (0), (3), (16), (24), (28), (32), (36), (64)) r(k)
+ORDER BY k;
+EXPLAIN (COSTS OFF) SELECT * FROM random_fp WHERE simhash_within(fp, '0123456789abcdef', 3);
+EXPLAIN SELECT id FROM random_fp WHERE simhash_within(fp, '0123456789abcdef', 3);
+EXPLAIN SELECT id FROM random_fp WHERE fp <@ simhash_ball('0123456789abcdef', 32);
+
+-- a bigint column seen through the binary-coercible cast uses its own statistics
+CREATE TABLE random_bigint AS SELECT id, fp::bigint AS fp FROM random_fp;
+ALTER TABLE random_bigint ALTER COLUMN fp SET STATISTICS 1000;
+ANALYZE random_bigint;
+SELECT pg_temp.estimated_rows($$SELECT * FROM random_bigint WHERE simhash_within(fp::simhash64, '0123456789abcdef', 32)$$) AS bigint_within,
+       pg_temp.estimated_rows($$SELECT * FROM random_bigint WHERE fp::simhash64 <@ simhash_ball('0123456789abcdef', 3)$$) AS bigint_ball;
+
+-- a radius or center unknown at plan time gets the default (0.5% of the rows)
+SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp WHERE fp <@ simhash_ball('0123456789abcdef', (SELECT 3))$$) AS ball_subselect,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp WHERE simhash_within(fp, '0123456789abcdef', (SELECT 3))$$) AS within_subselect;
+-- a parameter is folded in a custom plan: the real radius counts
+PREPARE near(simhash64, int4) AS SELECT * FROM random_fp WHERE simhash_within(fp, $1, $2);
+EXPLAIN EXECUTE near('0123456789abcdef', 32);
+DEALLOCATE near;
+-- NULL radius or ball: nothing matches
+SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp WHERE simhash_within(fp, '0123456789abcdef', NULL)$$) AS within_null,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp WHERE fp <@ NULL::simhash_ball$$) AS ball_null;
+
+-- real fingerprints cluster: when 10% of the rows are one near-duplicate
+-- family, ANALYZE's most common values say so and the estimate follows them
+CREATE TABLE clustered_fp AS
+SELECT i AS id, CASE WHEN i % 10 = 0 THEN '0123456789abcdef'::simhash64
+                     WHEN i % 10 = 1 THEN '0123456789abcdee'::simhash64
+                     ELSE ('x' || substr(md5(i::text), 1, 16))::bit(64)::simhash64 END AS fp
+FROM generate_series(1, 100000) i;
+INSERT INTO clustered_fp SELECT 0, NULL FROM generate_series(1, 10000);
+ALTER TABLE clustered_fp ALTER COLUMN fp SET STATISTICS 1000;
+ANALYZE clustered_fp;
+SELECT k, pg_temp.estimated_rows(format('SELECT * FROM clustered_fp WHERE fp <@ simhash_ball(%L, %s)', q, k)) AS ball,
+       pg_temp.estimated_rows(format('SELECT * FROM clustered_fp WHERE simhash_within(fp, %L, %s)', q, k)) AS within,
+       (SELECT count(*) FROM clustered_fp WHERE simhash_within(fp, q, k)) AS actual
+FROM (VALUES ('0123456789abcdef'::simhash64)) c(q), (VALUES (0), (1), (3), (64)) r(k)
+ORDER BY k;
+
+-- joins: the binomial, not a third (function) or half (operator) of the
+-- cross product; the operator's ball is recognised as simhash_ball(expr, k)
+SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_within(a.fp, b.fp, 3)$$) AS within_k3,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_within(a.fp, b.fp, 64)$$) AS within_k64,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON a.fp <@ simhash_ball(b.fp, 3)$$) AS ball_k3,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_ball(b.fp, 32) @> a.fp$$) AS ball_k32,
+       pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON a.fp <@ simhash_ball(b.fp, (SELECT 3))$$) AS ball_unknown_k;
+-- a center unknown at plan time with a constant radius: the binomial
+SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp i WHERE i.fp <@ simhash_ball((SELECT fp FROM random_fp WHERE id = 1), 32)$$) AS ball_center_subselect;
+
+DROP TABLE random_fp, random_bigint, clustered_fp;
