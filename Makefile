@@ -17,13 +17,13 @@ OBJS      = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 SQL_PARTS  = $(sort $(wildcard src/sql/*.sql))
 DATA_built = simhash--1.0.sql
 
-REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS      := $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --load-extension=simhash
 
-ISOLATION      = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
+ISOLATION      := $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test/isolation --load-extension=simhash
 
-PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+PROVE_TESTS := $(sort $(wildcard test/t/*.pl))
 ifneq ($(PROVE_TESTS),)
 TAP_TESTS   = 1
 endif
@@ -32,6 +32,8 @@ endif
 CXX_STD     = -std=c++17 -Wno-register
 CXX_WARN    = -Wall -Wextra $(if $(WERROR),-Werror)
 PG_CXXFLAGS = $(CXX_STD) $(CXX_WARN) -Isrc/core
+# PostgreSQL's headers as system headers: -Wextra warnings in them are not ours.
+PG_CPPFLAGS = -isystem $(shell $(PG_CONFIG) --includedir-server) -isystem $(shell $(PG_CONFIG) --includedir)/postgresql/internal
 # PGXS links with gcc: name the C++ runtime; ICU gives Unicode properties.
 SHLIB_LINK  = -lstdc++ -licuuc
 

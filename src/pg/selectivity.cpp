@@ -10,17 +10,12 @@
 
 #include "simhash_ball.hpp"
 
-// PG15's bufpage.h (pulled in for GETSTRUCT) has an unused parameter that
-// -Wextra flags under -Werror; the header is not ours to fix.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
 extern "C" {
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 }
-#pragma GCC diagnostic pop
 
 #include "hamming.hpp"
 #include "within_probability.hpp"

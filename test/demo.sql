@@ -1,0 +1,29 @@
+-- The demo run by .ci/demo: fingerprint sample documents, find their near-duplicates.
+\pset footer off
+CREATE EXTENSION simhash;
+
+CREATE TABLE docs (id int PRIMARY KEY, pep int, revision int, title text, body text,
+                   fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED);
+\copy docs (id, pep, revision, title, body) FROM 'test/data/samples.copy'
+
+\echo
+\echo '36 documents: three revisions (first, middle, last) of twelve Python Enhancement Proposals.'
+\echo 'Each pair of documents within 3 bits of each other (out of 64):'
+\echo
+SELECT a.id AS doc_a, b.id AS doc_b, a.fp <-> b.fp AS distance,
+       format('PEP %s rev %s / rev %s', a.pep, a.revision, b.revision) AS what,
+       left(a.title, 40) AS title
+FROM docs a JOIN docs b ON a.id < b.id AND simhash_within(a.fp, b.fp, 3)
+ORDER BY distance, doc_a, doc_b;
+
+\echo 'Distance from each document to its nearest other document, by kind of pair:'
+\echo
+SELECT CASE WHEN a.pep = b.pep THEN 'revisions of the same PEP' ELSE 'different PEPs' END AS pair,
+       count(*) AS pairs, min(a.fp <-> b.fp) AS min_distance,
+       round(avg(a.fp <-> b.fp), 1) AS avg_distance, max(a.fp <-> b.fp) AS max_distance
+FROM docs a JOIN docs b ON a.id < b.id
+GROUP BY 1 ORDER BY 1 DESC;
+
+\echo 'What makes two revisions match: the features a short document contributes'
+\echo
+SELECT feature, weight FROM simhash_features((SELECT body FROM docs WHERE id = 4)) LIMIT 8;
