@@ -46,7 +46,7 @@ make_user_tree() {
 }
 
 as_pg() {
-    su postgres -s /bin/bash -c "cd '$TREE' && export PATH='$PG_BIN:$PATH' PGHOST='$WORK' PGPORT=$PGPORT; $*"
+    su postgres -s /bin/bash -c "cd '$TREE' && export PATH='$PG_BIN:$PATH' PGHOST='$WORK' PGPORT='${PGPORT:-5432}'; $*"
 }
 
 # A throwaway cluster on a private socket directory and an unused port.
