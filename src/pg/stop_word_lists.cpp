@@ -51,7 +51,7 @@ StringInfoData read_list_file(const char *language) {
     if (file == nullptr)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("invalid value for option stop_words: \"%s\"", language),
-                        errdetail("Could not open the stop-word list \"%s\": %m.", path),
+                        errdetail("Could not open \"%s.stop\" in $SHAREDIR/tsearch_data: %m.", language),
                         errhint("The lists installed are the files *.stop in $SHAREDIR/tsearch_data.")));
     StringInfoData contents;
     initStringInfo(&contents);
