@@ -1,9 +1,11 @@
 #include "text_features.hpp"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "feature_hash.hpp"
 #include "html_strip.hpp"
+#include "jenkins_hash.hpp"
 #include "tokenizer.hpp"
 
 namespace simhash {
@@ -25,42 +27,74 @@ FixedWeight weight_of(TextOptions::Weighting weighting, std::uint64_t count) {
     return static_cast<FixedWeight>(count) * kUnitWeight;
 }
 
-// Turns features into a fingerprint. Term frequency votes once per occurrence and
-// keeps no state per feature; the other weightings need each feature's count,
-// so their memory grows with the distinct features (never with the text).
+std::uint64_t hash_of(std::string_view feature, const TextOptions &options) {
+    return options.hash == TextOptions::Hash::jenkins ? jenkins_hash(feature) : feature_hash(feature, options.seed);
+}
+
+// Whether each feature needs its own count: every weighting but plain tf, and
+// any idf factor or keyword selection.
+bool counts_features(const TextOptions &options) {
+    return options.weighting != TextOptions::Weighting::tf || options.idf != nullptr || options.top_n > 0;
+}
+
+// Counts -> final weights: weighting, then x idf, then the top_n heaviest (in
+// the order given).
+void weigh(std::vector<WeightedFeature> &features, const std::vector<std::uint64_t> &counts,
+           const TextOptions &options) {
+    for (std::size_t i = 0; i < features.size(); ++i) {
+        FixedWeight w = weight_of(options.weighting, counts[i]);
+        if (options.idf) w = scale_weight(w, options.idf->idf(features[i].hash));
+        features[i].weight = w;
+    }
+    keep_top_n(features, static_cast<std::size_t>(options.top_n));
+}
+
+// Turns features into a fingerprint. Plain term frequency votes once per
+// occurrence and keeps no state per feature; the other forms need each
+// feature's count, so their memory grows with the distinct features (never with
+// the text).
 class FingerprintCollector {
 public:
     explicit FingerprintCollector(const TextOptions &options)
-        : seed_(options.seed), weighting_(options.weighting) {}
+        : options_(options), counting_(counts_features(options)) {}
 
     void feature(std::string_view f) {
-        const std::uint64_t h = feature_hash(f, seed_);
-        if (weighting_ == TextOptions::Weighting::tf)
+        const std::uint64_t h = hash_of(f, options_);
+        if (!counting_) {
             vote_.add_unit(h);
-        else
-            ++counts_[h];
+            return;
+        }
+        const auto [it, inserted] = index_.try_emplace(h, features_.size());
+        if (inserted) {
+            features_.push_back(WeightedFeature{h, 0});
+            counts_.push_back(0);
+        }
+        ++counts_[it->second];
     }
 
     std::uint64_t fingerprint() {
-        for (const auto &[hash, count] : counts_) vote_.add(hash, weight_of(weighting_, count));
+        weigh(features_, counts_, options_);
+        for (const auto &f : features_) vote_.add(f.hash, f.weight);
         return vote_.fingerprint();
     }
 
 private:
-    std::uint64_t seed_;
-    TextOptions::Weighting weighting_;
+    const TextOptions &options_;
+    const bool counting_;
     Vote vote_;
-    std::unordered_map<std::uint64_t, std::uint64_t> counts_;
+    std::unordered_map<std::uint64_t, std::size_t> index_;
+    std::vector<WeightedFeature> features_;
+    std::vector<std::uint64_t> counts_;
 };
 
 // Features are distinct by hash: two strings with the same 64-bit hash are one
 // feature, as the vote cannot tell them apart either.
 class ExplainCollector {
 public:
-    explicit ExplainCollector(const TextOptions &options) : seed_(options.seed), weighting_(options.weighting) {}
+    explicit ExplainCollector(const TextOptions &options) : options_(options) {}
 
     void feature(std::string_view f) {
-        const std::uint64_t h = feature_hash(f, seed_);
+        const std::uint64_t h = hash_of(f, options_);
         const auto [it, inserted] = index_.try_emplace(h, rows_.size());
         if (inserted) {
             rows_.push_back(FeatureRow{std::string(f), h, 0});
@@ -70,16 +104,38 @@ public:
     }
 
     std::vector<FeatureRow> rows() {
-        for (std::size_t i = 0; i < rows_.size(); ++i) rows_[i].weight = weight_of(weighting_, counts_[i]);
+        std::vector<WeightedFeature> features(rows_.size());
+        for (std::size_t i = 0; i < rows_.size(); ++i) features[i].hash = rows_[i].hash;
+        weigh(features, counts_, options_);
+        // keep_top_n kept the original order: walk both lists together.
+        std::size_t out = 0;
+        for (std::size_t i = 0, k = 0; i < rows_.size() && k < features.size(); ++i) {
+            if (rows_[i].hash != features[k].hash) continue;
+            rows_[i].weight = features[k++].weight;
+            if (out != i) rows_[out] = std::move(rows_[i]);
+            ++out;
+        }
+        rows_.resize(out);
         return std::move(rows_);
     }
 
 private:
-    std::uint64_t seed_;
-    TextOptions::Weighting weighting_;
+    const TextOptions &options_;
     std::unordered_map<std::uint64_t, std::size_t> index_;
     std::vector<FeatureRow> rows_;
     std::vector<std::uint64_t> counts_;
+};
+
+class DistinctCollector {
+public:
+    explicit DistinctCollector(const TextOptions &options) : options_(options) {}
+
+    void feature(std::string_view f) { seen_.insert(hash_of(f, options_)); }
+    std::vector<std::uint64_t> hashes() const { return std::vector<std::uint64_t>(seen_.begin(), seen_.end()); }
+
+private:
+    const TextOptions &options_;
+    std::unordered_set<std::uint64_t> seen_;
 };
 
 // Words -> features: stop-word removal and word shingles, or character n-grams.
@@ -182,6 +238,12 @@ void validate(const TextOptions &options) {
     if (options.shingle < 1 || options.shingle > kMaxShingle)
         throw Error(Error::Kind::invalid_argument, "shingle must be between 1 and " + std::to_string(kMaxShingle) +
                                                        ", got " + std::to_string(options.shingle));
+    if (options.hash != TextOptions::Hash::xxh3 && options.hash != TextOptions::Hash::jenkins)
+        throw Error(Error::Kind::invalid_argument, "hash must be xxh3 or jenkins");
+    if (options.hash == TextOptions::Hash::jenkins && options.seed != 0)
+        throw Error(Error::Kind::invalid_argument, "seed applies to hash xxh3 only: jenkins is unseeded, seed must be 0");
+    if (options.top_n < 0)
+        throw Error(Error::Kind::invalid_argument, "top_n must be at least 1, got " + std::to_string(options.top_n));
     if (options.stop_words && options.tokens == TextOptions::Tokens::chars)
         throw Error(Error::Kind::invalid_argument, "stop words apply to tokens = words only, not to tokens = chars");
 }
@@ -198,6 +260,14 @@ std::vector<FeatureRow> explain_text(std::string_view utf8, const TextOptions &o
     ExplainCollector collector(options);
     Pipeline<ExplainCollector>(options, collector).run(utf8, options.html, interrupted);
     return collector.rows();
+}
+
+std::vector<std::uint64_t> distinct_feature_hashes(std::string_view utf8, const TextOptions &options,
+                                                   InterruptCheck interrupted) {
+    validate(options);
+    DistinctCollector collector(options);
+    Pipeline<DistinctCollector>(options, collector).run(utf8, options.html, interrupted);
+    return collector.hashes();
 }
 
 }  // namespace simhash

@@ -4,7 +4,9 @@
 // Pipeline: optional HTML stripping -> tokens (Unicode words with case folding,
 // or character n-grams inside words) -> optional stop-word removal (words only)
 // -> shingles of `shingle` consecutive tokens joined by one space -> XXH3-64 of
-// each shingle's UTF-8 bytes with `seed` -> weighted vote.
+// each shingle's UTF-8 bytes with `seed` (or jenkins, unseeded) -> weights
+// (tf, binary or log_tf, optionally x idf) -> optionally the top_n heaviest
+// -> weighted vote.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "feature_weights.hpp"
 #include "stop_words.hpp"
 #include "vote.hpp"
 
@@ -20,13 +23,17 @@ namespace simhash {
 struct TextOptions {
     enum class Tokens { words, chars };
     enum class Weighting { tf, binary, log_tf };
+    enum class Hash { xxh3, jenkins };
 
     Tokens tokens = Tokens::words;
     int shingle = 1;                        // tokens per feature, 1..kMaxShingle
     Weighting weighting = Weighting::tf;
     const StopWords *stop_words = nullptr;  // not owned; nullptr: keep every word
     bool html = false;
-    std::uint64_t seed = 0;
+    std::uint64_t seed = 0;                 // xxh3 only: jenkins requires 0
+    Hash hash = Hash::xxh3;
+    int top_n = 0;                          // keep the N heaviest features; 0: all
+    const DocumentFrequencies *idf = nullptr;  // not owned; nullptr: no idf factor
 };
 
 constexpr int kMaxShingle = 16;
@@ -38,13 +45,18 @@ void validate(const TextOptions &options);
 // polled every few kilobytes; when it returns true, Error(cancelled) is thrown.
 std::uint64_t fingerprint_text(std::string_view utf8, const TextOptions &options, InterruptCheck interrupted);
 
-// What a document contributes: one row per distinct feature, in order of first
-// occurrence, with the weight the vote gave it.
+// What a document contributes: one row per distinct feature that votes (with
+// top_n, only the kept ones), in order of first occurrence, with its weight.
 struct FeatureRow {
     std::string feature;
     std::uint64_t hash;
     FixedWeight weight;
 };
 std::vector<FeatureRow> explain_text(std::string_view utf8, const TextOptions &options, InterruptCheck interrupted);
+
+// The distinct feature hashes of a document (weighting, top_n and idf ignored):
+// what one document adds to document-frequency statistics. Unordered.
+std::vector<std::uint64_t> distinct_feature_hashes(std::string_view utf8, const TextOptions &options,
+                                                   InterruptCheck interrupted);
 
 }  // namespace simhash

@@ -14,6 +14,7 @@ extern "C" {
 #include <new>
 
 #include "cpp_boundary.hpp"
+#include "idf_table.hpp"
 #include "text_options.hpp"
 #include "utf8_text.hpp"
 
@@ -57,15 +58,8 @@ void flatten(const std::vector<simhash::FeatureRow> &rows, FlatRows *flat) {
     flat->offsets[rows.size()] = at;
 }
 
-}  // namespace
-
-SIMHASH_FUNCTION(simhash_features_text) {
-    InitMaterializedSRF(fcinfo, 0);
-    if (PG_ARGISNULL(0))
-        return (Datum) 0;
-    simhash::TextOptions options;
-    if (!text_options_from_args(fcinfo, 1, &options))
-        return (Datum) 0;
+// Fills the materialized result with the rows of one document.
+Datum feature_rows(FunctionCallInfo fcinfo, const simhash::TextOptions &options) {
     text *document = PG_GETARG_TEXT_PP(0);
     std::string_view utf8 = server_text_as_utf8(VARDATA_ANY(document), VARSIZE_ANY_EXHDR(document));
 
@@ -89,4 +83,29 @@ SIMHASH_FUNCTION(simhash_features_text) {
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     return (Datum) 0;
+}
+
+}  // namespace
+
+SIMHASH_FUNCTION(simhash_features_text) {
+    InitMaterializedSRF(fcinfo, 0);
+    if (PG_ARGISNULL(0))
+        return (Datum) 0;
+    simhash::TextOptions options;
+    if (!text_options_from_args(fcinfo, 1, &options))
+        return (Datum) 0;
+    return feature_rows(fcinfo, options);
+}
+
+// simhash_tfidf_features(document, idf, <options>): the rows simhash_tfidf() votes with.
+SIMHASH_FUNCTION(simhash_tfidf_features_text) {
+    InitMaterializedSRF(fcinfo, 0);
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+        return (Datum) 0;
+    simhash::TextOptions options;
+    if (!text_options_from_args(fcinfo, 2, &options))
+        return (Datum) 0;
+    const simhash::DocumentFrequencies idf = idf_table_for_call(fcinfo, PG_GETARG_TEXT_PP(1));
+    options.idf = &idf;
+    return feature_rows(fcinfo, options);
 }

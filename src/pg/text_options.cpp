@@ -14,7 +14,7 @@ static_assert(std::is_trivially_destructible<simhash::TextOptions>::value, "Text
 namespace {
 
 // Positions after the document, in the order of the SQL signature.
-enum OptionArg { kTokens, kShingle, kWeighting, kStopWords, kHtml, kSeed };
+enum OptionArg { kTokens, kShingle, kWeighting, kStopWords, kHtml, kSeed, kHash, kTopN };
 
 constexpr int kDefaultWordShingle = 1;
 constexpr int kDefaultCharShingle = 3;
@@ -42,10 +42,18 @@ simhash::TextOptions::Weighting parse_weighting(const char *value) {
     bad_option("weighting", value, "weighting must be \"tf\", \"binary\" or \"log_tf\".");
 }
 
+simhash::TextOptions::Hash parse_hash(const char *value) {
+    if (strcmp(value, "xxh3") == 0)
+        return simhash::TextOptions::Hash::xxh3;
+    if (strcmp(value, "jenkins") == 0)
+        return simhash::TextOptions::Hash::jenkins;
+    bad_option("hash", value, "hash must be \"xxh3\" or \"jenkins\".");
+}
+
 }  // namespace
 
 bool text_options_from_args(FunctionCallInfo fcinfo, int first, simhash::TextOptions *options) {
-    for (int arg : {kTokens, kWeighting, kHtml, kSeed})
+    for (int arg : {kTokens, kWeighting, kHtml, kSeed, kHash})
         if (PG_ARGISNULL(first + arg))
             return false;
     *options = simhash::TextOptions();
@@ -65,5 +73,15 @@ bool text_options_from_args(FunctionCallInfo fcinfo, int first, simhash::TextOpt
         options->stop_words = stop_word_list(text_to_cstring(PG_GETARG_TEXT_PP(first + kStopWords)));
     options->html = PG_GETARG_BOOL(first + kHtml);
     options->seed = static_cast<std::uint64_t>(PG_GETARG_INT64(first + kSeed));
+    options->hash = parse_hash(text_to_cstring(PG_GETARG_TEXT_PP(first + kHash)));
+    if (options->hash == simhash::TextOptions::Hash::jenkins && options->seed != 0)
+        bad_option("seed", psprintf("%lld", static_cast<long long>(PG_GETARG_INT64(first + kSeed))),
+                   "The seed applies to hash \"xxh3\" only: jenkins is unseeded, so seed must be 0.");
+    if (!PG_ARGISNULL(first + kTopN)) {
+        int32 top_n = PG_GETARG_INT32(first + kTopN);
+        if (top_n < 1)
+            bad_option("top_n", psprintf("%d", top_n), "top_n must be at least 1, or NULL for every feature.");
+        options->top_n = top_n;
+    }
     return true;
 }

@@ -1,5 +1,5 @@
 // The options of simhash(text) and simhash_features(text), read from SQL
-// arguments: tokens, shingle, weighting, stop_words, html, seed.
+// arguments: tokens, shingle, weighting, stop_words, html, seed, hash, top_n.
 #pragma once
 
 extern "C" {
@@ -9,8 +9,8 @@ extern "C" {
 
 #include "text_features.hpp"
 
-// Reads the six options starting at argument `first`. A NULL shingle means the
-// default for the token kind (words 1, chars 3) and a NULL stop_words means
-// none; any other NULL option makes the result NULL, and then this returns
+// Reads the eight options starting at argument `first`. A NULL shingle means the
+// default for the token kind (words 1, chars 3), a NULL stop_words none and a
+// NULL top_n every feature; any other NULL option makes the result NULL, and then this returns
 // false. ERROR 22023 naming the option and its value for a bad value.
 bool text_options_from_args(FunctionCallInfo fcinfo, int first, simhash::TextOptions *options);

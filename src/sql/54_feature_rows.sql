@@ -5,9 +5,12 @@ CREATE FUNCTION @extschema@.simhash_features(document pg_catalog.text,
                                              weighting pg_catalog.text DEFAULT 'tf',
                                              stop_words pg_catalog.text DEFAULT NULL,
                                              html pg_catalog.bool DEFAULT false,
-                                             seed pg_catalog.int8 DEFAULT 0)
+                                             seed pg_catalog.int8 DEFAULT 0,
+                                             hash pg_catalog.text DEFAULT 'xxh3',
+                                             top_n pg_catalog.int4 DEFAULT NULL)
     RETURNS TABLE (feature pg_catalog.text, hash pg_catalog.int8, weight pg_catalog.float8)
     AS 'MODULE_PATHNAME', 'simhash_features_text' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 200;
 COMMENT ON FUNCTION @extschema@.simhash_features(pg_catalog.text, pg_catalog.text, pg_catalog.int4, pg_catalog.text,
-                                                 pg_catalog.text, pg_catalog.bool, pg_catalog.int8)
+                                                 pg_catalog.text, pg_catalog.bool, pg_catalog.int8,
+                                                 pg_catalog.text, pg_catalog.int4)
     IS 'the features simhash(document, ...) votes with: feature, its 64-bit hash, its weight, in order of first occurrence';

@@ -1,0 +1,63 @@
+// Corpus-aware feature weights: tf x idf from document-frequency statistics,
+// and keyword selection (keep the N heaviest features), as yanyiwu/simhash does.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vote.hpp"
+
+namespace simhash {
+
+// One row of a document-frequency table: how many documents hold the feature.
+struct DfEntry {
+    std::uint64_t hash;
+    std::uint64_t df;
+};
+
+// Sorts entries by hash and folds duplicate hashes into one (their df summed);
+// returns the new count. The glue loads a table into plain memory, then calls this.
+std::size_t sort_df_entries(DfEntry *entries, std::size_t count);
+
+// A read-only view of sorted entries plus the corpus' document count N. It owns
+// nothing and has no destructor, so the glue may keep it in per-query memory.
+//
+// idf(feature) = ln(1 + N / df): always positive, so a feature in every document
+// still counts a little (ln 2), and the rarest count most. A feature the table has
+// never seen (or df = 0) is weighed as if df = 1: ln(1 + N). With N = 0 every idf
+// is ln 1 = 0 and the fingerprint of any document is 0.
+class DocumentFrequencies {
+public:
+    DocumentFrequencies(const DfEntry *sorted, std::size_t count, std::uint64_t documents) noexcept
+        : entries_(sorted), count_(count), documents_(documents) {}
+
+    // df of a feature, 0 when absent.
+    std::uint64_t df(std::uint64_t hash) const noexcept;
+    FixedWeight idf(std::uint64_t hash) const;
+    std::uint64_t documents() const noexcept { return documents_; }
+
+private:
+    const DfEntry *entries_;
+    std::size_t count_;
+    std::uint64_t documents_;
+};
+
+// weight x idf on the fixed-point grid. Throws Error(limit_exceeded) beyond the
+// largest weight the vote accepts (only for absurd term counts).
+FixedWeight scale_weight(FixedWeight weight, FixedWeight idf);
+
+struct WeightedFeature {
+    std::uint64_t hash;
+    FixedWeight weight;
+};
+
+// Keeps the n heaviest features, in their original order. Ties are broken by the
+// smaller hash (features are distinct by hash), so the choice is deterministic.
+// n = 0 keeps everything.
+void keep_top_n(std::vector<WeightedFeature> &features, std::size_t n);
+
+// The documented rule for choosing N from a document's length in words (tokens
+// before stop-word removal): see docs/weighting.md.
+int top_n_for_length(std::int64_t words);
+
+}  // namespace simhash
