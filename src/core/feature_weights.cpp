@@ -60,4 +60,10 @@ void keep_top_n(std::vector<WeightedFeature> &features, std::size_t n) {
     features.resize(out);
 }
 
+int top_n_for_length(std::int64_t characters) {
+    // Placeholder until measured.
+    const double n = std::sqrt(static_cast<double>(std::max<std::int64_t>(characters, 0)));
+    return static_cast<int>(std::clamp(n, 16.0, 512.0));
+}
+
 }  // namespace simhash
