@@ -177,3 +177,11 @@ SELECT pg_temp.error_of($$SELECT simhash_tfidf('x', 'public.docs_df')$$) AS no_s
 RESET ROLE;
 REVOKE USAGE ON SCHEMA stats FROM simhash_weighting_reader;
 DROP ROLE simhash_weighting_reader;
+
+-- The documented N by length: max(16, floor(2 sqrt(characters))).
+SELECT n, simhash_top_n_for_length(n) FROM unnest(ARRAY[0, 100, 10000, 30000, 9223372036854775807]) AS n;
+SELECT simhash_top_n_for_length(NULL) IS NULL AS strict,
+       pg_temp.error_of($$SELECT simhash_top_n_for_length(-1)$$) AS negative;
+SELECT simhash_tfidf(body, 'docs_df', top_n => simhash_top_n_for_length(length(body))) =
+       simhash_tfidf(body, 'docs_df') AS short_documents_keep_all
+FROM docs WHERE id = 3;

@@ -61,9 +61,10 @@ void keep_top_n(std::vector<WeightedFeature> &features, std::size_t n) {
 }
 
 int top_n_for_length(std::int64_t characters) {
-    // Placeholder until measured.
-    const double n = std::sqrt(static_cast<double>(std::max<std::int64_t>(characters, 0)));
-    return static_cast<int>(std::clamp(n, 16.0, 512.0));
+    if (characters < 0) throw Error(Error::Kind::invalid_argument, "characters must not be negative");
+    const double n = std::floor(kTopNPerRootCharacter * std::sqrt(static_cast<double>(characters)));
+    // Beyond 2^31 - 1 the cap keeps every feature all the same.
+    return static_cast<int>(std::clamp(n, static_cast<double>(kMinTopN), static_cast<double>(INT32_MAX)));
 }
 
 }  // namespace simhash

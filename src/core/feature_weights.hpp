@@ -56,8 +56,13 @@ struct WeightedFeature {
 // n = 0 keeps everything.
 void keep_top_n(std::vector<WeightedFeature> &features, std::size_t n);
 
-// The documented rule for choosing N from a document's length in words (tokens
-// before stop-word removal): see docs/weighting.md.
-int top_n_for_length(std::int64_t words);
+// The rule for choosing N from a document's length in characters (yanyiwu/simhash
+// issue 31): max(16, floor(2 sqrt(characters))). A vocabulary grows like the
+// square root of the text (Heaps' law), and on the PEP revisions this N keeps
+// tf x idf within a point of all features' recall (docs/weighting.md). Throws
+// Error(invalid_argument) for a negative length; capped at 2^31 - 1.
+constexpr int kMinTopN = 16;
+constexpr double kTopNPerRootCharacter = 2.0;
+int top_n_for_length(std::int64_t characters);
 
 }  // namespace simhash

@@ -134,3 +134,10 @@ COMMENT ON FUNCTION @extschema@.simhash_tfidf_features(pg_catalog.text, pg_catal
                                                        pg_catalog.bool, pg_catalog.int8, pg_catalog.text,
                                                        pg_catalog.int4)
     IS 'the features simhash_tfidf(document, idf, ...) votes with: feature, hash, tf x idf weight';
+
+-- The documented N for top_n by document length: max(16, floor(2 sqrt(characters))).
+CREATE FUNCTION @extschema@.simhash_top_n_for_length(characters pg_catalog.int8)
+    RETURNS pg_catalog.int4
+    AS 'MODULE_PATHNAME', 'simhash_top_n_for_length' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash_top_n_for_length(pg_catalog.int8)
+    IS 'top_n for a document of this many characters: max(16, floor(2 sqrt(characters))), measured in docs/weighting.md';

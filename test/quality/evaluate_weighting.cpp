@@ -141,11 +141,16 @@ int main(int argc, char **argv) {
                            o.idf = &df;
                            return o;
                        }});
+    schemes.push_back({"tf, hash jenkins", [](const std::string &) {
+                           TextOptions o;
+                           o.hash = TextOptions::Hash::jenkins;
+                           return o;
+                       }});
     for (int n : {16, 64, 256}) schemes.push_back({"tf, top_n " + std::to_string(n), fixed_n(n, false, nullptr)});
     for (int n : {16, 32, 64, 128, 256, 512})
         schemes.push_back({"tf x idf, top_n " + std::to_string(n), fixed_n(n, true, &df)});
     // N growing like the square root of the length, as the vocabulary does (Heaps' law).
-    for (double k : {0.5, 1.0, 2.0}) {
+    for (double k : {0.5, 1.0, 4.0}) {
         char name[96];
         std::snprintf(name, sizeof name, "tf x idf, top_n = max(16, %.1f x sqrt(characters))", k);
         schemes.push_back({name, [&df, k](const std::string &text) {
@@ -155,7 +160,7 @@ int main(int argc, char **argv) {
                                return o;
                            }});
     }
-    schemes.push_back({"tf x idf, top_n = simhash_top_n_for_length(characters)", [&](const std::string &text) {
+    schemes.push_back({"tf x idf, top_n = simhash_top_n_for_length(characters) = max(16, 2 x sqrt(characters))", [&](const std::string &text) {
                            TextOptions o;
                            o.idf = &df;
                            o.top_n = simhash::top_n_for_length(static_cast<std::int64_t>(text.size()));

@@ -181,3 +181,14 @@ TEST(TextWeighting, ValidateNamesTheOption) {
         EXPECT_NE(std::string(e.what()).find("top_n"), std::string::npos);
     }
 }
+
+TEST(KeepTopN, LengthRule) {
+    EXPECT_EQ(simhash::top_n_for_length(0), 16);
+    EXPECT_EQ(simhash::top_n_for_length(64), 16);
+    EXPECT_EQ(simhash::top_n_for_length(100), 20);
+    EXPECT_EQ(simhash::top_n_for_length(10000), 200);
+    EXPECT_EQ(simhash::top_n_for_length(10001), 200);
+    EXPECT_EQ(simhash::top_n_for_length(std::int64_t{1} << 40), 2097152);
+    EXPECT_EQ(simhash::top_n_for_length(INT64_MAX), INT32_MAX);
+    EXPECT_THROW(simhash::top_n_for_length(-1), simhash::Error);
+}
