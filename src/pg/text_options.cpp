@@ -14,7 +14,7 @@ static_assert(std::is_trivially_destructible<simhash::TextOptions>::value, "Text
 namespace {
 
 // Positions after the document, in the order of the SQL signature.
-enum OptionArg { kTokens, kShingle, kWeighting, kStopWords, kHtml, kSeed, kHash, kTopN };
+enum OptionArg { kTokens, kShingle, kWeighting, kStopWords, kHtml, kSeed, kHash, kTopN, kOptionCount };
 
 constexpr int kDefaultWordShingle = 1;
 constexpr int kDefaultCharShingle = 3;
@@ -53,6 +53,11 @@ simhash::TextOptions::Hash parse_hash(const char *value) {
 }  // namespace
 
 bool text_options_from_args(FunctionCallInfo fcinfo, int first, simhash::TextOptions *options) {
+    // An install script older than the library would make us read past the arguments.
+    if (PG_NARGS() < first + kOptionCount)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("the SQL definition of this simhash function is older than its library"),
+                        errhint("Recreate the extension (DROP EXTENSION simhash; CREATE EXTENSION simhash).")));
     for (int arg : {kTokens, kWeighting, kHtml, kSeed, kHash})
         if (PG_ARGISNULL(first + arg))
             return false;
