@@ -27,9 +27,20 @@ FixedWeight weight_of(TextOptions::Weighting weighting, std::uint64_t count) {
     return static_cast<FixedWeight>(count) * kUnitWeight;
 }
 
-std::uint64_t hash_of(std::string_view feature, const TextOptions &options) {
-    return options.hash == TextOptions::Hash::jenkins ? jenkins_hash(feature) : feature_hash(feature, options.seed);
-}
+// The feature hash the options name. Collectors keep a copy (the hot path then
+// reads no option through a reference the vote's stores might alias).
+class FeatureHasher {
+public:
+    explicit FeatureHasher(const TextOptions &options)
+        : jenkins_(options.hash == TextOptions::Hash::jenkins), seed_(options.seed) {}
+    std::uint64_t operator()(std::string_view feature) const {
+        return jenkins_ ? jenkins_hash(feature) : feature_hash(feature, seed_);
+    }
+
+private:
+    bool jenkins_;
+    std::uint64_t seed_;
+};
 
 // Whether each feature needs its own count: every weighting but plain tf, and
 // any idf factor or keyword selection.
@@ -56,45 +67,52 @@ void weigh(std::vector<WeightedFeature> &features, const std::vector<std::uint64
 class FingerprintCollector {
 public:
     explicit FingerprintCollector(const TextOptions &options)
-        : options_(options), counting_(counts_features(options)) {}
+        : options_(options), hash_(options), counting_(counts_features(options)) {}
 
     void feature(std::string_view f) {
-        const std::uint64_t h = hash_of(f, options_);
-        if (!counting_) {
+        const std::uint64_t h = hash_(f);
+        if (counting_)
+            ++counts_[h];
+        else
             vote_.add_unit(h);
-            return;
-        }
-        const auto [it, inserted] = index_.try_emplace(h, features_.size());
-        if (inserted) {
-            features_.push_back(WeightedFeature{h, 0});
-            counts_.push_back(0);
-        }
-        ++counts_[it->second];
     }
 
+    // The vote is a sum and top_n orders by (weight, hash): the map's order
+    // does not matter.
     std::uint64_t fingerprint() {
-        weigh(features_, counts_, options_);
-        for (const auto &f : features_) vote_.add(f.hash, f.weight);
+        if (options_.idf == nullptr && options_.top_n == 0) {
+            for (const auto &[hash, count] : counts_) vote_.add(hash, weight_of(options_.weighting, count));
+            return vote_.fingerprint();
+        }
+        std::vector<WeightedFeature> features;
+        std::vector<std::uint64_t> counts;
+        features.reserve(counts_.size());
+        counts.reserve(counts_.size());
+        for (const auto &[hash, count] : counts_) {
+            features.push_back(WeightedFeature{hash, 0});
+            counts.push_back(count);
+        }
+        weigh(features, counts, options_);
+        for (const auto &f : features) vote_.add(f.hash, f.weight);
         return vote_.fingerprint();
     }
 
 private:
     const TextOptions &options_;
+    const FeatureHasher hash_;
     const bool counting_;
     Vote vote_;
-    std::unordered_map<std::uint64_t, std::size_t> index_;
-    std::vector<WeightedFeature> features_;
-    std::vector<std::uint64_t> counts_;
+    std::unordered_map<std::uint64_t, std::uint64_t> counts_;
 };
 
 // Features are distinct by hash: two strings with the same 64-bit hash are one
 // feature, as the vote cannot tell them apart either.
 class ExplainCollector {
 public:
-    explicit ExplainCollector(const TextOptions &options) : options_(options) {}
+    explicit ExplainCollector(const TextOptions &options) : options_(options), hash_(options) {}
 
     void feature(std::string_view f) {
-        const std::uint64_t h = hash_of(f, options_);
+        const std::uint64_t h = hash_(f);
         const auto [it, inserted] = index_.try_emplace(h, rows_.size());
         if (inserted) {
             rows_.push_back(FeatureRow{std::string(f), h, 0});
@@ -121,6 +139,7 @@ public:
 
 private:
     const TextOptions &options_;
+    const FeatureHasher hash_;
     std::unordered_map<std::uint64_t, std::size_t> index_;
     std::vector<FeatureRow> rows_;
     std::vector<std::uint64_t> counts_;
@@ -128,13 +147,13 @@ private:
 
 class DistinctCollector {
 public:
-    explicit DistinctCollector(const TextOptions &options) : options_(options) {}
+    explicit DistinctCollector(const TextOptions &options) : hash_(options) {}
 
-    void feature(std::string_view f) { seen_.insert(hash_of(f, options_)); }
+    void feature(std::string_view f) { seen_.insert(hash_(f)); }
     std::vector<std::uint64_t> hashes() const { return std::vector<std::uint64_t>(seen_.begin(), seen_.end()); }
 
 private:
-    const TextOptions &options_;
+    const FeatureHasher hash_;
     std::unordered_set<std::uint64_t> seen_;
 };
 

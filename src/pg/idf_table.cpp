@@ -40,6 +40,8 @@ struct IdfCache {
     simhash::DfEntry *entries;
     std::size_t count;
     std::uint64_t documents;
+    std::uint32_t *directory;
+    int bits;
 };
 static_assert(std::is_trivially_destructible<IdfCache>::value, "kept in fn_extra");
 
@@ -73,7 +75,10 @@ Oid resolve_table(const char *name) {
 void load(IdfCache *cache, MemoryContext mcxt, Oid relid, const char *name) {
     if (cache->entries != nullptr)
         pfree(cache->entries);
+    if (cache->directory != nullptr)
+        pfree(cache->directory);
     cache->entries = nullptr;
+    cache->directory = nullptr;
     cache->count = 0;
     cache->documents = 0;
     std::size_t capacity = 1024;
@@ -124,7 +129,16 @@ void load(IdfCache *cache, MemoryContext mcxt, Oid relid, const char *name) {
                         errhint("The row with hash NULL holds the number of documents; simhash_df_build() writes it.")));
 
     CPP_CALL("idf", count = simhash::sort_df_entries(entries, count));
+    if (count > PG_UINT32_MAX)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("idf table \"%s\" has more than %u features", name, PG_UINT32_MAX)));
+    const int bits = simhash::DocumentFrequencies::directory_bits(count);
+    std::uint32_t *directory = static_cast<std::uint32_t *>(
+        MemoryContextAllocHuge(mcxt, ((std::size_t{1} << bits) + 1) * sizeof(std::uint32_t)));
+    simhash::DocumentFrequencies::build_directory(entries, count, bits, directory);
     cache->entries = entries;
+    cache->directory = directory;
+    cache->bits = bits;
     cache->count = count;
     cache->documents = documents;
 }
@@ -151,5 +165,5 @@ simhash::DocumentFrequencies idf_table_for_call(FunctionCallInfo fcinfo, text *n
             cache->name = MemoryContextStrdup(mcxt, name);
         }
     }
-    return simhash::DocumentFrequencies(cache->entries, cache->count, cache->documents);
+    return simhash::DocumentFrequencies(cache->entries, cache->count, cache->documents, cache->directory, cache->bits);
 }

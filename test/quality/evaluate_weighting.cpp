@@ -122,7 +122,10 @@ int main(int argc, char **argv) {
     std::vector<simhash::DfEntry> entries;
     for (const auto &[h, d] : df_map) entries.push_back(simhash::DfEntry{h, d});
     const std::size_t n_entries = simhash::sort_df_entries(entries.data(), entries.size());
-    const simhash::DocumentFrequencies df(entries.data(), n_entries, versions.size());
+    const int bits = simhash::DocumentFrequencies::directory_bits(n_entries);
+    std::vector<std::uint32_t> directory((std::size_t{1} << bits) + 1);
+    simhash::DocumentFrequencies::build_directory(entries.data(), n_entries, bits, directory.data());
+    const simhash::DocumentFrequencies df(entries.data(), n_entries, versions.size(), directory.data(), bits);
 
     const auto fixed_n = [](int n, bool idf, const simhash::DocumentFrequencies *d) {
         return [=](const std::string &) {

@@ -192,3 +192,29 @@ TEST(KeepTopN, LengthRule) {
     EXPECT_EQ(simhash::top_n_for_length(INT64_MAX), INT32_MAX);
     EXPECT_THROW(simhash::top_n_for_length(-1), simhash::Error);
 }
+
+TEST(DocumentFrequencies, DirectoryLookupsEqualTheSearch) {
+    // Hashes spread over the whole range and crowded into one bucket, some absent.
+    std::vector<DfEntry> e;
+    std::uint64_t x = 0x9E3779B97F4A7C15u;
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        e.push_back(DfEntry{i % 3 == 0 ? (x & 0xFFFF) : x, 1 + i % 50});
+    }
+    e.push_back(DfEntry{0, 7});
+    e.push_back(DfEntry{~std::uint64_t{0}, 9});
+    const std::size_t n = simhash::sort_df_entries(e.data(), e.size());
+    for (int bits : {0, 1, 5, DocumentFrequencies::directory_bits(n)}) {
+        std::vector<std::uint32_t> dir((std::size_t{1} << bits) + 1);
+        DocumentFrequencies::build_directory(e.data(), n, bits, dir.data());
+        const DocumentFrequencies plain(e.data(), n, 100), indexed(e.data(), n, 100, dir.data(), bits);
+        for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(indexed.df(e[i].hash), e[i].df);
+            ASSERT_EQ(indexed.df(e[i].hash + 1), plain.df(e[i].hash + 1));
+            ASSERT_EQ(indexed.df(e[i].hash - 1), plain.df(e[i].hash - 1));
+        }
+    }
+    EXPECT_EQ(DocumentFrequencies::directory_bits(0), 0);
+    EXPECT_EQ(DocumentFrequencies::directory_bits(1000), 10);
+    EXPECT_EQ(DocumentFrequencies::directory_bits(std::size_t{1} << 30), 24);
+}
