@@ -56,6 +56,7 @@ TEST(TextFeatures, DefaultsAreWordsUnigramTfNoStopWords) {
     EXPECT_EQ(o.stop_words, nullptr);
     EXPECT_FALSE(o.html);
     EXPECT_EQ(o.seed, 0u);
+    EXPECT_EQ(simhash::kDefaultCharShingle, 3);
 }
 
 // The scheme is frozen: a change to any rule that moves this value is a new scheme.
