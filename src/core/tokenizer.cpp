@@ -5,7 +5,9 @@
 #include <unicode/utf16.h>
 #include <unicode/utf8.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <climits>
 
 #include "error.hpp"
@@ -16,7 +18,8 @@ namespace {
 
 // The ASCII fast path: the same answers as classify() (a unit test checks), one
 // table look-up per byte. kNonAscii sends the byte to the ICU path.
-constexpr std::uint8_t kSep = 0, kWord = 1, kLetter = 2, kNonAscii = 3;
+// Bits: kWord for every word character, kLetter and kUpper on top for letters.
+constexpr std::uint8_t kSep = 0, kWord = 1, kLetter = 2, kUpper = 4, kNonAscii = 0xFF;
 
 struct AsciiTables {
     std::uint8_t cls[256];
@@ -25,7 +28,8 @@ struct AsciiTables {
         for (int b = 0; b < 256; ++b) {
             std::uint8_t c = kSep;
             if (b >= 0x80) c = kNonAscii;
-            else if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) c = kLetter;
+            else if (b >= 'a' && b <= 'z') c = kWord | kLetter;
+            else if (b >= 'A' && b <= 'Z') c = kWord | kLetter | kUpper;
             else if ((b >= '0' && b <= '9') || b == '_') c = kWord;
             cls[b] = c;
             if (b < 128) lower[b] = static_cast<char>(b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b);
@@ -127,13 +131,20 @@ std::string fold_case(std::string_view utf8) {
     return out;
 }
 
+char *Tokenizer::grow(std::size_t extra) {
+    if (word_.size() - length_ < extra) word_.resize(std::max(word_.size() * 2, length_ + extra + 64));
+    char *out = word_.data() + length_;
+    length_ += extra;
+    return out;
+}
+
 void Tokenizer::feed(std::string_view piece) {
     const auto *p = reinterpret_cast<const unsigned char *>(piece.data());
     const auto *const end = p + piece.size();
     while (p < end) {
         std::uint8_t cls = kAscii.cls[*p];
         if (cls == kSep) {
-            if (!word_.empty()) end_word();
+            if (length_ != 0) end_word();
             do ++p;
             while (p < end && kAscii.cls[*p] == kSep);
             continue;
@@ -143,16 +154,25 @@ void Tokenizer::feed(std::string_view piece) {
             continue;
         }
         const auto *start = p;
-        bool letter = false;
+        std::uint8_t seen = 0;
         do {
-            letter |= cls == kLetter;
+            seen |= cls;
             ++p;
-        } while (p < end && ((cls = kAscii.cls[*p]) == kWord || cls == kLetter));
-        has_letter_ |= letter;
-        const std::size_t old = word_.size();
-        word_.resize(old + static_cast<std::size_t>(p - start));
-        char *out = &word_[old];
+        } while (p < end && ((cls = kAscii.cls[*p]) & kWord) != 0 && cls != kNonAscii);
+        const auto n = static_cast<std::size_t>(p - start);
+        if (length_ == 0 && p < end && cls == kSep) {
+            // The common case: a whole ASCII word inside the piece, given to the
+            // sink without a copy unless it has capitals to fold.
+            if (!(seen & kLetter)) continue;
+            if (!(seen & kUpper)) {
+                sink_.word(std::string_view(reinterpret_cast<const char *>(start), n));
+                continue;
+            }
+        }
+        has_letter_ |= (seen & kLetter) != 0;
+        char *out = grow(n);
         for (const auto *q = start; q < p; ++q) *out++ = kAscii.lower[*q];
+        if (length_ == n && p < end && cls == kSep) end_word();
     }
 }
 
@@ -163,9 +183,9 @@ const unsigned char *Tokenizer::feed_non_ascii(const unsigned char *p, const uns
     U8_NEXT(p, i, length, c);
     const CharClass cls = c < 0 ? CharClass::separator : classify(c);
     if (cls == CharClass::separator) {
-        if (!word_.empty()) end_word();
+        if (length_ != 0) end_word();
     } else {
-        word_.append(reinterpret_cast<const char *>(p), static_cast<std::size_t>(i));
+        std::memcpy(grow(static_cast<std::size_t>(i)), p, static_cast<std::size_t>(i));
         non_ascii_ = true;
         has_letter_ |= cls == CharClass::letter;
     }
@@ -174,14 +194,15 @@ const unsigned char *Tokenizer::feed_non_ascii(const unsigned char *p, const uns
 
 void Tokenizer::end_word() {
     if (has_letter_) {
+        const std::string_view word(word_.data(), length_);
         if (non_ascii_) {
-            fold_into(word_, folded_, utf16_, utf16_folded_);
+            fold_into(word, folded_, utf16_, utf16_folded_);
             sink_.word(folded_);
         } else {
-            sink_.word(word_);
+            sink_.word(word);
         }
     }
-    word_.clear();
+    length_ = 0;
     has_letter_ = false;
     non_ascii_ = false;
 }
