@@ -5,7 +5,9 @@
 # median time of the repetitions) and each figure's ratio to md5.
 #
 # Usage: fingerprint_throughput.sh [-d DATABASE] [-r REPETITIONS] [-e EVERY] [-x EXPR]... [--reload]
-#   -e N keeps every Nth version (default 1: all 16,288 versions, ~356 MB);
+#   -r N repetitions (default 3), after one warm-up round;
+#   -e N keeps every Nth version (default 4: 4,072 versions, 84 MB; -e 1 loads all
+#        16,288, 356 MB, but to_tsvector then takes over a minute per repetition);
 #   -x adds an expression over body to time, e.g. -x "simhash(body, tokens => 'chars')".
 # Connects with psql's usual environment (PGHOST, PGPORT, PGUSER); the simhash
 # extension must be installable in DATABASE. One backend, no parallel workers,
@@ -14,8 +16,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 db=${PGDATABASE:-postgres}
-reps=5
-every=1
+reps=3
+every=4
 reload=0
 extra=
 while [ $# -gt 0 ]; do
@@ -50,6 +52,7 @@ fi
 # spreads over all of them; the first round only warms the cache.
 psql_q <<SQL
 SET max_parallel_workers_per_gather = 0;
+SET client_min_messages = warning;
 SET jit = off;
 CREATE TEMP TABLE timings (expr text, rep int, seconds float8);
 DO \$\$
