@@ -35,7 +35,7 @@ peps=${PEPS_DIR:-$here/../../../shared/data/peps}
 table=simhash_bench_peps_every_$every
 psql_q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-psql_q -c "CREATE EXTENSION IF NOT EXISTS simhash"
+psql_q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS simhash"
 have=$(psql_q -At -c "SELECT to_regclass('$table') IS NOT NULL")
 if [ "$have" != t ] || [ $reload = 1 ]; then
     scratch=$(mktemp -d)
