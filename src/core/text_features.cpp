@@ -1,5 +1,6 @@
 #include "text_features.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "feature_hash.hpp"
@@ -25,6 +26,56 @@ FixedWeight weight_of(TextOptions::Weighting weighting, std::uint64_t count) {
     return static_cast<FixedWeight>(count) * kUnitWeight;
 }
 
+// Occurrences per feature hash: open addressing with linear probing, because
+// std::unordered_map's node per entry made binary and log_tf several times
+// slower than tf. Hashes are XXH3 outputs, already uniform: no mixing needed.
+class CountMap {
+public:
+    void increment(std::uint64_t key) {
+        if (2 * (size_ + 1) > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = static_cast<std::size_t>(key) & mask;; i = (i + 1) & mask) {
+            Slot &s = slots_[i];
+            if (s.count == 0) {
+                s = Slot{key, 1};
+                ++size_;
+                return;
+            }
+            if (s.key == key) {
+                ++s.count;
+                return;
+            }
+        }
+    }
+
+    template <class F>
+    void for_each(F &&f) const {
+        for (const Slot &s : slots_)
+            if (s.count != 0) f(s.key, s.count);
+    }
+
+private:
+    struct Slot {
+        std::uint64_t key;
+        std::uint64_t count;  // 0: empty
+    };
+
+    void grow() {
+        std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2), Slot{0, 0});
+        old.swap(slots_);
+        const std::size_t mask = slots_.size() - 1;
+        for (const Slot &s : old) {
+            if (s.count == 0) continue;
+            std::size_t i = static_cast<std::size_t>(s.key) & mask;
+            while (slots_[i].count != 0) i = (i + 1) & mask;
+            slots_[i] = s;
+        }
+    }
+
+    std::vector<Slot> slots_;
+    std::size_t size_ = 0;
+};
+
 // Turns features into a fingerprint. Term frequency votes once per occurrence and
 // keeps no state per feature; the other weightings need each feature's count,
 // so their memory grows with the distinct features (never with the text).
@@ -38,11 +89,11 @@ public:
         if (weighting_ == TextOptions::Weighting::tf)
             vote_.add_unit(h);
         else
-            ++counts_[h];
+            counts_.increment(h);
     }
 
     std::uint64_t fingerprint() {
-        for (const auto &[hash, count] : counts_) vote_.add(hash, weight_of(weighting_, count));
+        counts_.for_each([this](std::uint64_t hash, std::uint64_t count) { vote_.add(hash, weight_of(weighting_, count)); });
         return vote_.fingerprint();
     }
 
@@ -50,7 +101,7 @@ private:
     std::uint64_t seed_;
     TextOptions::Weighting weighting_;
     Vote vote_;
-    std::unordered_map<std::uint64_t, std::uint64_t> counts_;
+    CountMap counts_;
 };
 
 // Features are distinct by hash: two strings with the same 64-bit hash are one

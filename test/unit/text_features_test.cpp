@@ -223,3 +223,17 @@ TEST(TextFeatures, InterruptCancels) {
         EXPECT_THROW(simhash::explain_text(text, o, [] { return true; }), simhash::Error);
     }
 }
+
+// Many distinct features, some repeated: the per-feature counts of binary and
+// log_tf (an open-addressing table that grows) must match explain_text's.
+TEST(TextFeatures, ManyDistinctFeaturesCountedExactly) {
+    std::string text;
+    for (int i = 0; i < 20000; ++i) text += "w" + std::to_string(i % 7001) + "x ";
+    for (auto weighting : {TextOptions::Weighting::binary, TextOptions::Weighting::log_tf}) {
+        TextOptions o;
+        o.weighting = weighting;
+        const auto rows = simhash::explain_text(text, o, nullptr);
+        ASSERT_EQ(rows.size(), 7001u);
+        EXPECT_EQ(from_rows(rows), fp(text, o));
+    }
+}
