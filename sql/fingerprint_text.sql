@@ -111,6 +111,7 @@ DROP TABLE fp_docs;
 CREATE TEMP TABLE big_doc AS SELECT repeat('lorem ipsum dolor sit amet consectetur ', 2000000) AS body;
 SET statement_timeout = '20ms';
 SELECT simhash(body, shingle => 16, weighting => 'log_tf') FROM big_doc;
+SELECT count(*) FROM big_doc, simhash_features(body, shingle => 16);
 RESET statement_timeout;
 SELECT simhash(left(body, 39000)) = simhash(repeat('lorem ipsum dolor sit amet consectetur ', 1000)) AS still_works
 FROM big_doc;
