@@ -52,7 +52,9 @@ struct SimhashMeta {
     uint32 version;
     int32 max_distance;
     int32 tables;
-    BlockNumber roots[sx::kMaxTables];
+    // roots[tables] is the NULL list: a tree of (0, TID) for rows whose
+    // fingerprint is NULL, so that scans without a qualifier return them.
+    BlockNumber roots[sx::kMaxTables + 1];
 };
 
 struct SimhashOptions {

@@ -25,6 +25,7 @@ namespace {
 struct Hit {
     ItemPointerData tid;
     int16 distance;  // to the ORDER BY argument, 0 without one
+    bool null_fp;    // a row of the NULL list
     uint64 fp;
 };
 
@@ -50,7 +51,8 @@ struct ScanState {
     uint64 order_q;
     bool started;
     bool sweeping;    // ORDER BY only: the probes are done, batches follow
-    bool exhausted;   // nothing more to fetch once the hits run out
+    bool exhausted;   // no more batches once the hits run out
+    bool nulls_left;  // then the NULL rows (distance NULL sorts last)
     Hit after;        // batches keep only (distance, TID) greater than this
     Size batch;       // > 0 while filling a bounded heap
     Hit *hits;
@@ -67,6 +69,7 @@ void add_hit(ScanState *st, const sx::EntryKey &e, uint64 fp, int distance) {
     entry_tid(e, &h.tid);
     h.fp = fp;
     h.distance = static_cast<int16>(distance);
+    h.null_fp = false;
     if (st->batch > 0) {
         if (!distance_less(st->after, h)) return;
         if (st->n == st->batch) {
@@ -112,6 +115,13 @@ bool prunable(const Pass &p, uint64 a, uint64 b) {
 void leaf_hits(const Pass &p, Page page, ScanState *st) {
     const uint8 *area = page_area(page);
     size_t n = page_count(page);
+    if (p.table == p.layout->tables) {  // the NULL list
+        for (size_t i = 0; i < n; ++i) {
+            add_hit(st, sx::leaf_get(area, i), 0, 0);
+            st->hits[st->n - 1].null_fp = true;
+        }
+        return;
+    }
     for (size_t i = 0; i < n; ++i) {
         sx::EntryKey e = sx::leaf_get(area, i);
         if (e.key < p.lo || e.key > p.hi) continue;
@@ -196,6 +206,13 @@ void collect(Relation index, ScanState *st, uint64 center, int radius, int above
     }
 }
 
+// Appends the rows whose fingerprint is NULL.
+void collect_nulls(Relation index, ScanState *st) {
+    SimhashMeta meta = simhash_read_meta(index);
+    sx::Layout layout = simhash_layout(meta);
+    run_pass(index, meta, layout, meta.tables, 0, ~uint64{0}, 0, 64, -1, 64, st);
+}
+
 // Sorts the hits, drops repeated TIDs, orders by distance if asked.
 void finish_hits(ScanState *st) {
     Hit *begin = st->hits, *end = st->hits + st->n;
@@ -204,7 +221,9 @@ void finish_hits(ScanState *st) {
         return ItemPointerEquals(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid));
     });
     st->n = end - begin;
-    if (st->ordered) std::sort(begin, end, distance_less);
+    if (st->ordered) std::sort(begin, end, [](const Hit &a, const Hit &b) {
+        return a.null_fp != b.null_fp ? b.null_fp : distance_less(a, b);
+    });
 }
 
 void start(IndexScanDesc scan) {
@@ -230,8 +249,11 @@ void start(IndexScanDesc scan) {
         st->after.distance = static_cast<int16>(max_distance);
         ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);
         st->batch = 0;
+        st->nulls_left = true;
     } else {
+        // No qualifier: every row, NULL fingerprints included (last).
         collect(scan->indexRelation, st, 0, 64, -1, 64);
+        collect_nulls(scan->indexRelation, st);
     }
     finish_hits(st);
     MemoryContextSwitchTo(old);
@@ -241,13 +263,23 @@ void start(IndexScanDesc scan) {
 void next_batch(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
+    st->n = st->pos = 0;
+    if (st->exhausted) {
+        // Only the NULL rows are left; they are not ordered by any distance.
+        st->nulls_left = false;
+        Size batch = st->batch;
+        st->batch = 0;
+        collect_nulls(scan->indexRelation, st);
+        st->batch = batch;
+        MemoryContextSwitchTo(old);
+        return;
+    }
     Size batch = st->batch == 0 ? kFirstBatch : st->batch * 2;
     if (st->cap < batch) {
         st->hits = static_cast<Hit *>(repalloc_huge(st->hits, batch * sizeof(Hit)));
         st->cap = batch;
     }
     st->batch = batch;
-    st->n = st->pos = 0;
     SimhashMeta meta = simhash_read_meta(scan->indexRelation);
     sx::Layout layout = simhash_layout(meta);
     run_pass(scan->indexRelation, meta, layout, 0, 0, ~uint64{0}, st->order_q, 64, -1, 64, st);
@@ -284,6 +316,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     st->n = st->cap = st->pos = 0;
     st->started = st->sweeping = st->impossible = false;
     st->exhausted = true;
+    st->nulls_left = false;
     st->batch = 0;
     st->nballs = 0;
     for (int i = 0; i < scan->numberOfKeys; ++i) {
@@ -312,7 +345,7 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     if (!st->started) start(scan);
     if (st->impossible) return false;
-    if (st->pos >= st->n && !st->exhausted) next_batch(scan);
+    if (st->pos >= st->n && (!st->exhausted || st->nulls_left)) next_batch(scan);
     if (st->pos >= st->n) return false;
     const Hit &h = st->hits[st->pos++];
     scan->xs_heaptid = h.tid;
@@ -321,13 +354,13 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
         MemoryContextReset(st->tuple_cxt);
         MemoryContext old = MemoryContextSwitchTo(st->tuple_cxt);
         Datum value = Simhash64GetDatum(h.fp);
-        bool isnull = false;
+        bool isnull = h.null_fp;
         scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value, &isnull);
         MemoryContextSwitchTo(old);
     }
     if (st->ordered) {
         scan->xs_orderbyvals[0] = Int32GetDatum(h.distance);
-        scan->xs_orderbynulls[0] = st->order_null;
+        scan->xs_orderbynulls[0] = st->order_null || h.null_fp;
         scan->xs_recheckorderby = false;
     }
     return true;
