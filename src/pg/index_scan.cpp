@@ -6,6 +6,11 @@
 // A scan collects its hits (TID, fingerprint, distance) on the first call.
 // This is safe without holding pins for MVCC snapshots: a heap slot VACUUM
 // frees and a later insert reuses holds a tuple our snapshot cannot see.
+// Index-only scans also keep every leaf that gave a hit pinned until the scan
+// ends: VACUUM needs a cleanup lock on each leaf before it may remove heap
+// tuples and set pages all-visible, so a dead row's fingerprint can never be
+// returned as visible (entries a split moves go to new pages at the end,
+// which VACUUM reaches after the pinned ones).
 #include "index.hpp"
 
 #include <algorithm>
@@ -57,6 +62,10 @@ struct ScanState {
     Size batch;       // > 0 while filling a bounded heap
     Hit *hits;
     Size n, cap, pos;
+    Size added;       // hits ever offered to add_hit
+    bool pin_leaves;  // index-only scan: keep leaves with hits pinned
+    Buffer *pins;
+    Size npins, cappins;
 };
 
 bool tid_less(const Hit &a, const Hit &b) {
@@ -65,6 +74,7 @@ bool tid_less(const Hit &a, const Hit &b) {
 bool distance_less(const Hit &a, const Hit &b) { return a.distance != b.distance ? a.distance < b.distance : tid_less(a, b); }
 
 void add_hit(ScanState *st, const sx::EntryKey &e, uint64 fp, int distance) {
+    st->added++;
     Hit h;
     entry_tid(e, &h.tid);
     h.fp = fp;
@@ -160,7 +170,16 @@ void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &b
         Child *children = nullptr;
         size_t nchildren = 0;
         if (op->flags & kPageLeaf) {
+            Size before = st->added;
             leaf_hits(p, page, st);
+            if (st->pin_leaves && st->added != before) {
+                if (st->npins == st->cappins) {
+                    st->cappins = st->cappins == 0 ? 16 : st->cappins * 2;
+                    st->pins = static_cast<Buffer *>(repalloc_huge(st->pins, st->cappins * sizeof(Buffer)));
+                }
+                IncrBufferRefCount(buf);
+                st->pins[st->npins++] = buf;
+            }
         } else {
             size_t n = page_count(page);
             children = static_cast<Child *>(palloc(sizeof(Child) * (n > 0 ? n : 1)));
@@ -234,6 +253,9 @@ void start(IndexScanDesc scan) {
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
     st->cap = 1024;
     st->hits = static_cast<Hit *>(palloc(st->cap * sizeof(Hit)));
+    st->pin_leaves = scan->xs_want_itup;
+    st->cappins = 16;
+    st->pins = static_cast<Buffer *>(palloc(st->cappins * sizeof(Buffer)));
     if (st->nballs > 0) {
         Ball drive = st->balls[0];
         for (int b = 1; b < st->nballs; ++b)
@@ -289,6 +311,11 @@ void next_batch(IndexScanDesc scan) {
     MemoryContextSwitchTo(old);
 }
 
+void release_pins(ScanState *st) {
+    for (Size i = 0; i < st->npins; ++i) ReleaseBuffer(st->pins[i]);
+    st->npins = 0;
+}
+
 }  // namespace
 
 extern "C" IndexScanDesc simhash_ambeginscan(Relation index, int nkeys, int norderbys) {
@@ -311,6 +338,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     if (keys && scan->numberOfKeys > 0) memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
     if (orderbys && scan->numberOfOrderBys > 0)
         memmove(scan->orderByData, orderbys, scan->numberOfOrderBys * sizeof(ScanKeyData));
+    release_pins(st);
     MemoryContextReset(st->hits_cxt);
     st->hits = nullptr;
     st->n = st->cap = st->pos = 0;
@@ -376,6 +404,7 @@ extern "C" int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
 
 extern "C" void simhash_amendscan(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
+    release_pins(st);
     MemoryContextDelete(st->hits_cxt);
     MemoryContextDelete(st->tuple_cxt);
     pfree(st->balls);
