@@ -114,12 +114,19 @@ struct Pass {
     int above, upto;
 };
 
-// True when no key in [a, b] can be within the pass's radius of qkey.
-bool prunable(const Pass &p, uint64 a, uint64 b) {
-    if (p.radius >= 64) return false;
+// The radius a key must be within: the pass's, or, once a batch's bounded
+// heap is full, the distance of its farthest entry (nothing farther can enter).
+int current_radius(const Pass &p, const ScanState *st) {
+    if (st->batch > 0 && st->n == st->batch && st->hits[0].distance < p.radius) return st->hits[0].distance;
+    return p.radius;
+}
+
+// True when no key in [a, b] can be within `radius` of qkey.
+bool prunable(const Pass &p, int radius, uint64 a, uint64 b) {
+    if (radius >= 64) return false;
     int common = a == b ? 64 : __builtin_clzll(a ^ b);
     uint64 mask = common == 0 ? 0 : ~uint64{0} << (64 - common);
-    return __builtin_popcountll((a ^ p.qkey) & mask) > p.radius;
+    return __builtin_popcountll((a ^ p.qkey) & mask) > radius;
 }
 
 void leaf_hits(const Pass &p, Page page, ScanState *st) {
@@ -135,7 +142,7 @@ void leaf_hits(const Pass &p, Page page, ScanState *st) {
     for (size_t i = 0; i < n; ++i) {
         sx::EntryKey e = sx::leaf_get(area, i);
         if (e.key < p.lo || e.key > p.hi) continue;
-        if (__builtin_popcountll(e.key ^ p.qkey) > p.radius) continue;
+        if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
         uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
         bool inside = true;
         for (int b = 0; b < st->nballs && inside; ++b)
@@ -188,7 +195,7 @@ void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &b
                 bool child_has_high = i + 1 < n || has_high;
                 sx::EntryKey child_high = i + 1 < n ? sx::internal_get(page_area(page), i + 1).low : high;
                 uint64 last = child_has_high ? child_high.key : ~uint64{0};
-                if (last < p.lo || e.low.key > p.hi || prunable(p, e.low.key, last)) continue;
+                if (last < p.lo || e.low.key > p.hi || prunable(p, current_radius(p, st), e.low.key, last)) continue;
                 children[nchildren++] = {e.child, child_has_high, child_high};
             }
         }
