@@ -103,6 +103,10 @@ void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, con
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
 int simhash_max_distance_option(Relation index);
 
+// Build sub-phases shown in pg_stat_progress_create_index.
+constexpr int64 kPhaseScanHeap = 2;   // PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE is 1
+constexpr int64 kPhaseWriteTables = 3;
+
 // index_options.cpp
 void simhash_register_reloptions();
 extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate);

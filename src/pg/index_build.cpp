@@ -128,9 +128,12 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
 
     BuildState st{static_cast<Collected *>(palloc(1024 * sizeof(Collected))), 0, 1024,
                   static_cast<sx::EntryKey *>(palloc(64 * sizeof(sx::EntryKey))), 0, 64};
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, kPhaseScanHeap);
     double heap_tuples = table_index_build_scan(heap, index, info, true, true, collect, &st, nullptr);
 
-    pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, static_cast<int64>(st.n) * meta.tables);
+    const int params[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL, PROGRESS_CREATEIDX_TUPLES_DONE};
+    const int64 values[] = {kPhaseWriteTables, static_cast<int64>(st.n) * meta.tables, 0};
+    pgstat_progress_update_multi_param(3, params, values);
     Size slots = Max(st.n, st.nnulls) + 2;
     sx::EntryKey *keys = static_cast<sx::EntryKey *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::EntryKey)));
     sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::InternalEntry)));
