@@ -119,13 +119,26 @@ sub within_sql
 
 sub plan_uses_index
 {
-	my ($node, $db, $mode, $sql, $index) = @_;
-	my $plan = $node->safe_psql($db, "$scan_settings{$mode} EXPLAIN (COSTS OFF) $sql");
-	return $plan =~ /\Q$plan_node{$mode}\E\S* on \Q$index\E\b/ ? 1 : 0;
+	my ($node, $db, $mode, $sql, $index, $begin, $end) = @_;
+	my $plan = $node->safe_psql($db, "$begin $scan_settings{$mode} EXPLAIN (COSTS OFF) $sql $end");
+	my $re = $mode eq 'bitmapscan'
+	  ? qr/Bitmap Index Scan on \Q$index\E\b/
+	  : qr/Index (Only )?Scan using \Q$index\E\b/;
+	diag($plan) unless $plan =~ $re;
+	return $plan =~ $re ? 1 : 0;
+}
+
+sub hide_indexes
+{
+	my ($hide) = @_;
+	return ('', '') unless $hide;
+	return ('BEGIN; ' . join('', map { "DROP INDEX $_; " } @$hide), '; ROLLBACK');
 }
 
 # Index answers (index scan and bitmap scan, operator and function form) equal
 # a sequential scan for every k in @$ks.  $node_idx may be a standby of $node_seq.
+# hide => [indexes] drops other indexes on the table inside a transaction that
+# is rolled back, so the planner can only use $index.
 sub compare_with_seqscan
 {
 	my ($node_seq, $node_idx, $table, $index, $method, $ks, $label, %opt) = @_;
@@ -133,6 +146,7 @@ sub compare_with_seqscan
 	my $db = $opt{db} // 'postgres';
 	my @modes = @{ $opt{modes} // [qw(indexscan bitmapscan)] };
 	my $fake = $method ne 'simhash';
+	my ($begin, $end) = hide_indexes($opt{hide});
 
 	for my $form (qw(operator function))
 	{
@@ -147,12 +161,12 @@ sub compare_with_seqscan
 			next if $form eq 'function' && $mode eq 'bitmapscan';
 			unless ($fake)
 			{
-				ok(plan_uses_index($node_idx, $db, $mode, $sqls[-1], $index),
+				ok(plan_uses_index($node_idx, $db, $mode, $sqls[-1], $index, $begin, $end),
 					"$label: $form: plan uses $plan_node{$mode} on $index");
 			}
 			# an error shows in the diff instead of aborting the test file
 			my ($rc, $got, $err) =
-			  $node_idx->psql($db, join(";\n", $scan_settings{$mode}, @sqls));
+			  $node_idx->psql($db, $begin . join(";\n", $scan_settings{$mode}, @sqls) . $end);
 			$got .= "\nERROR: $err" if $rc != 0;
 			is($got, $expected, "$label: $form: $mode == seqscan at k = @$ks");
 		}
@@ -172,14 +186,15 @@ sub compare_knn_with_seqscan
 	  . "(SELECT t.fp <-> q.fp AS d, row_number() OVER () AS rn FROM "
 	  . "(SELECT fp FROM $table t WHERE fp IS NOT NULL ORDER BY t.fp <-> q.fp LIMIT $n) t) s) "
 	  . "FROM simhash_q q ORDER BY q.qid";
+	my ($begin, $end) = hide_indexes($opt{hide});
 	my $expected = $node_seq->safe_psql($db, "$scan_settings{seqscan} $sql");
 	if ($method eq 'simhash')
 	{
 		my $plan = $node_idx->safe_psql($db,
-			"$scan_settings{indexscan} EXPLAIN (COSTS OFF) $sql");
+			"$begin $scan_settings{indexscan} EXPLAIN (COSTS OFF) $sql $end");
 		like($plan, qr/Index (Only )?Scan using \Q$index\E\b/, "$label: knn plan uses $index");
 	}
-	my $got = $node_idx->safe_psql($db, "$scan_settings{indexscan} $sql");
+	my $got = $node_idx->safe_psql($db, "$begin $scan_settings{indexscan} $sql $end");
 	is($got, $expected, "$label: ORDER BY <-> LIMIT $n: index distances == seqscan");
 	return;
 }
