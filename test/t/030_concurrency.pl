@@ -28,8 +28,8 @@ insert_rows($node, 'fps', 1, 20000);
 create_simhash_index($node, $method, 'fps', 'fps_idx', 3);
 
 # (pgbench substitutes variables inside quoted literals too.)
-# Under one REPEATABLE READ snapshot the index scan, the bitmap scan and the
-# sequential scan must count the same rows; a mismatch casts the message to
+# Under one REPEATABLE READ snapshot the index-only scan, the plain index scan,
+# the bitmap scan and the sequential scan must count the same rows; a mismatch casts the message to
 # int, which fails and aborts the client with the counts in the log.
 my $check_within = q{
 \set g random(1, 200000)
@@ -37,6 +37,8 @@ my $check_within = q{
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SET LOCAL enable_seqscan = off;
 SET LOCAL enable_bitmapscan = off;
+SELECT count(*) AS ios FROM fps WHERE fp <@ simhash_ball(test_fp(:g), :k) \gset
+SET LOCAL enable_indexonlyscan = off;
 SELECT count(*) AS idx FROM fps WHERE fp <@ simhash_ball(test_fp(:g), :k) \gset
 SET LOCAL enable_indexscan = off;
 SET LOCAL enable_bitmapscan = on;
@@ -45,8 +47,8 @@ SET LOCAL enable_seqscan = on;
 SET LOCAL enable_bitmapscan = off;
 SELECT count(*) AS seq FROM fps WHERE fp <@ simhash_ball(test_fp(:g), :k) \gset
 END;
-\if :idx != :seq or :bmp != :seq
-SELECT ('index ' || :idx || ', bitmap ' || :bmp || ', seqscan ' || :seq || ' for g = ' || :g || ', k = ' || :k)::int;
+\if :ios != :seq or :idx != :seq or :bmp != :seq
+SELECT ('index-only ' || :ios || ', index ' || :idx || ', bitmap ' || :bmp || ', seqscan ' || :seq || ' for g = ' || :g || ', k = ' || :k)::int;
 \endif
 };
 my $check_knn = q{
