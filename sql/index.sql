@@ -233,6 +233,8 @@ SELECT simhash_index_check('docs_pkey');
 CREATE INDEX CONCURRENTLY docs_fpc ON docs USING simhash (fp);
 SELECT simhash_index_check('docs_fpc', true);
 SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+REINDEX INDEX CONCURRENTLY docs_fpc;
+SELECT simhash_index_check('docs_fpc', true);
 TRUNCATE docs;
 SELECT entries FROM simhash_index_info('docs_fpc');
 INSERT INTO docs (fp) SELECT fp_of(i, 1) FROM generate_series(1, 3000) i;

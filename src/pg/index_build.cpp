@@ -134,10 +134,13 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     const int params[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL, PROGRESS_CREATEIDX_TUPLES_DONE};
     const int64 values[] = {kPhaseWriteTables, static_cast<int64>(st.n) * meta.tables, 0};
     pgstat_progress_update_multi_param(3, params, values);
-    Size slots = Max(st.n, st.nnulls) + 2;
+    Size slots = Max(st.n, st.nnulls) + 1;
+    // One (low, block) per page of a level: the leaf level has the most.
+    Size per_leaf = static_cast<Size>(page_capacity(sx::kLeafEntrySize) * kBuildFill);
+    Size level_slots = slots / per_leaf + 2;
     sx::EntryKey *keys = static_cast<sx::EntryKey *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::EntryKey)));
-    sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::InternalEntry)));
-    sx::InternalEntry *b = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::InternalEntry)));
+    sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
+    sx::InternalEntry *b = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
     for (int t = 0; t < meta.tables; ++t) {
         for (Size i = 0; i < st.n; ++i) keys[i] = entry_key(sx::table_key(layout, t, st.items[i].fp), &st.items[i].tid);
         meta.roots[t] = write_tree(index, t, keys, st.n, a, b);
