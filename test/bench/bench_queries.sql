@@ -14,6 +14,8 @@ PREPARE pigeonhole3(bigint) AS SELECT count(id) FROM bench
 PREPARE seq3(bigint) AS SELECT count(id) FROM bench WHERE bit_count((fpi # $1)::bit(64)) <= 3;
 PREPARE seq6(bigint) AS SELECT count(id) FROM bench WHERE bit_count((fpi # $1)::bit(64)) <= 6;
 PREPARE btree_eq(bigint) AS SELECT count(id) FROM bench WHERE fpi = $1;
+-- the timer's own floor: a prepared statement that reads nothing
+PREPARE noop(bigint) AS SELECT count(*) FROM (SELECT $1) s;
 PREPARE knn(bigint) AS SELECT count(id) FROM (SELECT id FROM bench ORDER BY fp <-> $1::simhash64 LIMIT 10) s;
 PREPARE knn_seq(bigint) AS SELECT count(id) FROM
   (SELECT id FROM bench ORDER BY bit_count((fpi # $1)::bit(64)) LIMIT 10) s;
@@ -31,6 +33,7 @@ EXPLAIN (COSTS OFF) EXECUTE knn_seq(0);
 
 CREATE TEMP TABLE runs (metric text, stmt text, kind text, nq int);
 INSERT INTO runs VALUES
+  ('floor', 'noop', 'near', :nq),
   ('simhash_k3', 'simhash3', 'near', :nq),
   ('pigeonhole_k3', 'pigeonhole3', 'near', :nq),
   ('btree_eq', 'btree_eq', 'stored', :nq),
