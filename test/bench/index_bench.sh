@@ -9,11 +9,11 @@
 # Connects with the usual PGHOST/PGPORT/PGUSER; the extension must be
 # installed.  Drops and recreates database NAME (default simhash_bench).
 # Prints a markdown table; results accumulate in bench_result of that
-# database, and as CSV in $OUT (default test/bench/results).
+# database, and as CSV and plans in $OUT (default /tmp/simhash-bench).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rows=100000 nq=300 nseq=30 secs=10 db=simhash_bench datasets="random clustered"
-out=${OUT:-$here/results}
+out=${OUT:-/tmp/simhash-bench}
 while [ $# -gt 0 ]; do
   case $1 in
     --rows) rows=$2; shift;;
