@@ -165,17 +165,10 @@ void lock_buckets(const GuardTarget *g, bool has_new, uint64 new_fp, bool has_ol
     }
 }
 
-// Runs the search as the table's owner with row-level security off (as
-// PostgreSQL's foreign-key checks do): the guard must see every row. Not
-// read-only, so SPI advances the command counter and rows inserted earlier in
-// this very statement (multi-row INSERT, COPY) are visible.
-bool search(SPIPlanPtr plan, Oid owner, Snapshot snap, Datum *values) {
-    Oid save_userid;
-    int save_sec;
-    GetUserIdAndSecContext(&save_userid, &save_sec);
-    SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+// Not read-only, so SPI advances the command counter and rows inserted earlier
+// in this very statement (multi-row INSERT, COPY) are visible.
+bool search(SPIPlanPtr plan, Snapshot snap, Datum *values) {
     int rc = SPI_execute_snapshot(plan, values, nullptr, snap, InvalidSnapshot, false, false, 1);
-    SetUserIdAndSecContext(save_userid, save_sec);
     if (rc != SPI_OK_SELECT) elog(ERROR, "simhash guard: search failed: %s", SPI_result_code_string(rc));
     return SPI_processed > 0;
 }
@@ -259,14 +252,21 @@ SIMHASH_FUNCTION(simhash_reject_near_duplicates) {
     };
 
     if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "simhash guard: SPI_connect failed");
+    // Plan and search as the table's owner with row-level security off, as
+    // PostgreSQL's foreign-key checks do: the guard must see every row. The
+    // plan is prepared in that context too, or it would carry the policies.
+    Oid save_userid;
+    int save_sec;
+    GetUserIdAndSecContext(&save_userid, &save_sec);
+    SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
     SPIPlanPtr plan = fetch_plan(trig, &g, ext_nsp, fp_type);
     // Everything committed up to now, including rows our transaction snapshot
     // (REPEATABLE READ, SERIALIZABLE) predates.
-    if (search(plan, owner, GetLatestSnapshot(), values)) {
-        if (!IsolationUsesXactSnapshot() || search(plan, owner, GetTransactionSnapshot(), values))
-            guard_report_near_duplicate(&g, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
-        guard_report_serialization_failure(&g);
-    }
+    bool found = search(plan, GetLatestSnapshot(), values);
+    bool visible = found && (!IsolationUsesXactSnapshot() || search(plan, GetTransactionSnapshot(), values));
+    SetUserIdAndSecContext(save_userid, save_sec);
+    if (visible) guard_report_near_duplicate(&g, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
+    if (found) guard_report_serialization_failure(&g);
     SPI_finish();
     return PointerGetDatum(result);
 }
