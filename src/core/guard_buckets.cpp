@@ -60,10 +60,17 @@ std::vector<GuardLockKey> guard_lock_keys(std::uint32_t space, int column, std::
     return keys;
 }
 
-void guard_merge_keys(std::vector<GuardLockKey> &into, const std::vector<GuardLockKey> &more) {
-    into.insert(into.end(), more.begin(), more.end());
-    std::sort(into.begin(), into.end());
-    into.erase(std::unique(into.begin(), into.end()), into.end());
+std::vector<GuardLock> guard_lock_plan(const std::vector<GuardLockKey> &writes, const std::vector<GuardLockKey> &keeps) {
+    std::vector<GuardLock> plan;
+    plan.reserve(writes.size() + keeps.size());
+    for (const auto &k : writes) plan.push_back(GuardLock{k, true});
+    for (const auto &k : keeps) plan.push_back(GuardLock{k, false});
+    std::sort(plan.begin(), plan.end(), [](const GuardLock &a, const GuardLock &b) {
+        return a.key == b.key ? a.exclusive > b.exclusive : a.key < b.key;
+    });
+    plan.erase(std::unique(plan.begin(), plan.end(), [](const GuardLock &a, const GuardLock &b) { return a.key == b.key; }),
+               plan.end());
+    return plan;
 }
 
 }  // namespace simhash

@@ -38,8 +38,17 @@ GuardBlock guard_block(int max_distance, int index);
 // writers cannot deadlock on one row's buckets.
 std::vector<GuardLockKey> guard_lock_keys(std::uint32_t space, int column, std::uint64_t fp, int max_distance);
 
-// Appends the keys of several fingerprints (an UPDATE locks the old and the
-// new value) and restores the sorted, repeat-free order.
-void guard_merge_keys(std::vector<GuardLockKey> &into, const std::vector<GuardLockKey> &more);
+// One lock to take: exclusive for the buckets of a value being written (two
+// writers of near values must not overlap), shared for the buckets of a value
+// being kept or removed (writers of a near value wait until we are done, but
+// such rows need not wait for each other).
+struct GuardLock {
+    GuardLockKey key;
+    bool exclusive;
+};
+
+// The locks of one row change, sorted by key and without repeats (exclusive
+// wins where both lists hold a key), so every writer takes them in one order.
+std::vector<GuardLock> guard_lock_plan(const std::vector<GuardLockKey> &writes, const std::vector<GuardLockKey> &keeps);
 
 }  // namespace simhash

@@ -3,10 +3,10 @@
 //
 // Race-freedom: a writer first locks, for its transaction, one advisory lock
 // per pigeonhole block of the fingerprint (guard_buckets.hpp), in sorted
-// order; then it searches with a snapshot taken after the locks were granted.
-// Whoever wrote a near-duplicate before us shares a bucket, so we waited for
-// it to end: its row is committed (and seen) or aborted. Rows written after
-// us must wait for our locks in turn.
+// order; then it searches among the rows committed by then. Whoever wrote a
+// near-duplicate before us shares a bucket, so we waited for it to end: its
+// row is committed (and seen) or aborted. Rows written after us must wait for
+// our locks in turn.
 #include "guard.hpp"
 
 #include "cpp_boundary.hpp"
@@ -148,27 +148,24 @@ SPIPlanPtr fetch_plan(const Trigger *trig, const GuardTarget *g, Oid ext_nsp, Oi
     return plan;
 }
 
-void lock_buckets(const GuardTarget *g, bool has_new, uint64 new_fp, bool has_old, uint64 old_fp) {
-    simhash::GuardLockKey keys[kMaxLockKeys];
-    int nkeys = 0;
+void lock_buckets(const GuardTarget *g, bool writes, uint64 written_fp, bool keeps, uint64 kept_fp) {
+    simhash::GuardLock locks[kMaxLockKeys];
+    int nlocks = 0;
     CPP_CALL("simhash_reject_near_duplicates", {
-        std::vector<simhash::GuardLockKey> all;
-        if (has_new) all = simhash::guard_lock_keys(g->root, g->root_fp_attnum, new_fp, g->max_distance);
-        if (has_old)
-            simhash::guard_merge_keys(all, simhash::guard_lock_keys(g->root, g->root_fp_attnum, old_fp, g->max_distance));
-        for (const auto &k : all) keys[nkeys++] = k;
+        std::vector<simhash::GuardLockKey> w, k;
+        if (writes) w = simhash::guard_lock_keys(g->root, g->root_fp_attnum, written_fp, g->max_distance);
+        if (keeps) k = simhash::guard_lock_keys(g->root, g->root_fp_attnum, kept_fp, g->max_distance);
+        for (const auto &l : simhash::guard_lock_plan(w, k)) locks[nlocks++] = l;
     });
-    for (int i = 0; i < nkeys; i++) {
+    for (int i = 0; i < nlocks; i++) {
         LOCKTAG tag;
-        SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, keys[i].space, keys[i].bucket, kGuardLockTagField4);
-        (void) LockAcquire(&tag, ExclusiveLock, false, false);
+        SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, locks[i].key.space, locks[i].key.bucket, kGuardLockTagField4);
+        (void) LockAcquire(&tag, locks[i].exclusive ? ExclusiveLock : ShareLock, false, false);
     }
 }
 
-// Not read-only, so SPI advances the command counter and rows inserted earlier
-// in this very statement (multi-row INSERT, COPY) are visible.
-bool search(SPIPlanPtr plan, Snapshot snap, Datum *values) {
-    int rc = SPI_execute_snapshot(plan, values, nullptr, snap, InvalidSnapshot, false, false, 1);
+bool search(SPIPlanPtr plan, Snapshot snap, bool read_only, Datum *values) {
+    int rc = SPI_execute_snapshot(plan, values, nullptr, snap, InvalidSnapshot, read_only, false, 1);
     if (rc != SPI_OK_SELECT) elog(ERROR, "simhash guard: search failed: %s", SPI_result_code_string(rc));
     return SPI_processed > 0;
 }
@@ -225,18 +222,20 @@ SIMHASH_FUNCTION(simhash_reject_near_duplicates) {
     uint64 new_fp = 0, old_fp = 0;
     if (new_tuple) new_fp = DatumGetSimhash64(heap_getattr(new_tuple, fp_attnum, desc, &new_null));
     if (old_tuple) old_fp = DatumGetSimhash64(heap_getattr(old_tuple, fp_attnum, desc, &old_null));
-    // An UPDATE that keeps the fingerprint changes no bucket's contents.
-    if (new_tuple && old_tuple && new_null == old_null && new_fp == old_fp) return PointerGetDatum(result);
     if (new_null && old_null) return PointerGetDatum(result);
+    const bool unchanged = new_tuple && old_tuple && new_null == old_null && new_fp == old_fp;
 
     g.root = guard_root(trig, rel);
     g.root_fp_attnum = get_attnum(g.root, g.fp_name);
     if (g.root_fp_attnum == InvalidAttrNumber) elog(ERROR, "column \"%s\" missing in the guarded table", g.fp_name);
 
-    // A deleted or replaced value is locked too: a writer of a near-duplicate
-    // of it waits for us, then sees whether the row is really gone.
-    lock_buckets(&g, !new_null, new_fp, !old_null, old_fp);
-    if (new_null) return PointerGetDatum(result);
+    // Every writer of a row takes its buckets, so that no row version near
+    // ours can change while we search. A new value's buckets exclusively; a
+    // kept, replaced or deleted value's shared: a writer of a near value waits
+    // for us and then sees whether the row is still there.
+    const bool writes = !new_null && !unchanged;
+    lock_buckets(&g, writes, new_fp, !old_null, old_fp);
+    if (!writes) return PointerGetDatum(result);
 
     HeapTuple owner_tup = SearchSysCache1(RELOID, ObjectIdGetDatum(g.root));
     if (!HeapTupleIsValid(owner_tup)) elog(ERROR, "cache lookup failed for relation %u", g.root);
@@ -260,10 +259,17 @@ SIMHASH_FUNCTION(simhash_reject_near_duplicates) {
     GetUserIdAndSecContext(&save_userid, &save_sec);
     SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
     SPIPlanPtr plan = fetch_plan(trig, &g, ext_nsp, fp_type);
-    // Everything committed up to now, including rows our transaction snapshot
-    // (REPEATABLE READ, SERIALIZABLE) predates.
-    bool found = search(plan, GetLatestSnapshot(), values);
-    bool visible = found && (!IsolationUsesXactSnapshot() || search(plan, GetTransactionSnapshot(), values));
+    // SnapshotSelf: every committed row and every row of our own transaction,
+    // this statement's earlier rows included. No writer of a row near ours can
+    // commit during the search (it would hold one of our buckets), so this
+    // equals a snapshot taken now; and, not being MVCC, it takes no SSI
+    // predicate locks, so unrelated SERIALIZABLE inserts do not conflict.
+    bool found = search(plan, SnapshotSelf, true, values);
+    // REPEATABLE READ, SERIALIZABLE: a row committed after our snapshot was
+    // taken is a serialization failure, one we can see a plain violation.
+    // (Not read-only: SPI then advances the command id and the copied
+    // snapshot sees this statement's earlier rows.)
+    bool visible = found && (!IsolationUsesXactSnapshot() || search(plan, GetTransactionSnapshot(), false, values));
     SetUserIdAndSecContext(save_userid, save_sec);
     if (visible) guard_report_near_duplicate(&g, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
     if (found) guard_report_serialization_failure(&g);

@@ -54,9 +54,9 @@ BEGIN
         EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', @extschema@.simhash_guard_trigger_name(col), tbl);
     END IF;
     EXECUTE pg_catalog.format(
-        'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OF %I OR DELETE ON %s FOR EACH ROW '
+        'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
         'EXECUTE FUNCTION @extschema@.simhash_reject_near_duplicates(%s, %s%s)',
-        @extschema@.simhash_guard_trigger_name(col), col, tbl,
+        @extschema@.simhash_guard_trigger_name(col), tbl,
         pg_catalog.quote_literal(col), pg_catalog.quote_literal(max_distance::text),
         COALESCE(', ' || keys, ''));
 

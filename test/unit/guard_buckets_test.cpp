@@ -94,12 +94,20 @@ TEST(GuardBuckets, DistanceOutOfRangeIsRejected) {
     EXPECT_NO_THROW(guard_lock_keys(1, 1, 0, 32));
 }
 
-TEST(GuardBuckets, MergeKeepsOrderAndDropsRepeats) {
-    auto a = guard_lock_keys(1, 1, 0x1111, 3);
-    auto b = guard_lock_keys(1, 1, 0x1112, 3);  // shares the three upper blocks
-    auto merged = a;
-    simhash::guard_merge_keys(merged, b);
-    EXPECT_TRUE(std::is_sorted(merged.begin(), merged.end()));
-    EXPECT_EQ(std::adjacent_find(merged.begin(), merged.end()), merged.end());
-    EXPECT_EQ(merged.size(), 5u);
+TEST(GuardBuckets, LockPlanIsSortedDistinctAndExclusiveWins) {
+    auto written = guard_lock_keys(1, 1, 0x1111, 3);
+    auto kept = guard_lock_keys(1, 1, 0x1112, 3);  // shares the three upper blocks
+    auto plan = simhash::guard_lock_plan(written, kept);
+    ASSERT_EQ(plan.size(), 5u);
+    for (std::size_t i = 1; i < plan.size(); ++i) EXPECT_TRUE(plan[i - 1].key < plan[i].key);
+    int exclusive = 0;
+    for (const auto &l : plan) {
+        bool in_written = std::binary_search(written.begin(), written.end(), l.key);
+        EXPECT_EQ(l.exclusive, in_written);
+        exclusive += l.exclusive;
+    }
+    EXPECT_EQ(exclusive, 4);
+    // Only kept keys: all shared.
+    for (const auto &l : simhash::guard_lock_plan({}, kept)) EXPECT_FALSE(l.exclusive);
+    EXPECT_TRUE(simhash::guard_lock_plan({}, {}).empty());
 }
