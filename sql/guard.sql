@@ -83,6 +83,32 @@ INSERT INTO docs VALUES (40, 'tx a', '1234123412341234');
 SELECT pg_temp.error_of($$INSERT INTO docs VALUES (41, 'tx b', '1234123412341235')$$);
 ROLLBACK;
 
+-- the bucket locks: one per block (k + 1 = 4) of the row, held to the end of
+-- the transaction; pg_locks shows them as advisory locks with objsubid 21320
+-- and the guarded table's oid as classid. Writing a value locks exclusively,
+-- deleting (or keeping) one shares.
+CREATE VIEW guard_locks AS
+  SELECT mode, count(*) AS locks, bool_and(classid = 'docs'::regclass::oid) AS on_docs
+    FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 21320 AND pid = pg_backend_pid()
+   GROUP BY mode ORDER BY mode;
+BEGIN;
+INSERT INTO docs VALUES (45, 'locks', '0123456789abcdef');
+SELECT * FROM guard_locks;
+ROLLBACK;
+BEGIN;
+DELETE FROM docs WHERE id = 1;
+SELECT * FROM guard_locks;
+ROLLBACK;
+-- a transaction holding the table against other writers (LOCK TABLE before a
+-- bulk load) takes no bucket locks, and is still checked
+BEGIN;
+LOCK TABLE docs IN SHARE ROW EXCLUSIVE MODE;
+INSERT INTO docs VALUES (45, 'locks', '0123456789abcdef');
+SELECT * FROM guard_locks;
+SELECT pg_temp.error_of($$INSERT INTO docs VALUES (46, 'locks', '0123456789abcdee')$$);
+ROLLBACK;
+DROP VIEW guard_locks;
+
 -- k = 0: only exact copies are refused; guarding again replaces the guard
 SELECT simhash_guard('docs', 'fp', 0);
 SELECT count(*) AS one_guard FROM pg_trigger WHERE tgrelid = 'docs'::regclass AND NOT tgisinternal;

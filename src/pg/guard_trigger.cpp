@@ -148,7 +148,18 @@ SPIPlanPtr fetch_plan(const Trigger *trig, const GuardTarget *g, Oid ext_nsp, Oi
     return plan;
 }
 
+// A transaction that holds the guarded table in SHARE ROW EXCLUSIVE mode or
+// stronger (LOCK TABLE before a bulk load) has no concurrent writer: it needs
+// no bucket locks, and a large COPY then does not fill the lock table.
+bool table_locked_against_writers(Oid root) {
+    LOCKTAG tag;
+    SET_LOCKTAG_RELATION(tag, MyDatabaseId, root);
+    return LockHeldByMe(&tag, ShareRowExclusiveLock) || LockHeldByMe(&tag, ExclusiveLock) ||
+           LockHeldByMe(&tag, AccessExclusiveLock);
+}
+
 void lock_buckets(const GuardTarget *g, bool writes, uint64 written_fp, bool keeps, uint64 kept_fp) {
+    if (table_locked_against_writers(g->root)) return;
     simhash::GuardLock locks[kMaxLockKeys];
     int nlocks = 0;
     CPP_CALL("simhash_reject_near_duplicates", {
