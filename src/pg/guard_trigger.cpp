@@ -28,6 +28,7 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -41,14 +42,41 @@ namespace {
 
 constexpr int kMaxLockKeys = 2 * (simhash::kGuardMaxDistance + 1);
 
-// The saved search plan of one trigger, rebuilt whenever DDL invalidates it
-// (a rename changes the names the query text holds).
-struct GuardPlanEntry {
+// What one trigger keeps between rows: the table it guards (found through
+// pg_trigger for a partition's clone; forgotten on any relcache invalidation,
+// which dropping or creating a trigger causes) and the saved search plan,
+// rebuilt whenever DDL invalidates it (a rename changes the names it holds).
+struct GuardEntry {
     Oid tgoid;  // hash key
+    bool root_valid;
+    Oid root;
     SPIPlanPtr plan;
 };
 
-HTAB *guard_plans = nullptr;
+HTAB *guard_entries = nullptr;
+
+void forget_roots(Datum, Oid) {
+    HASH_SEQ_STATUS it;
+    hash_seq_init(&it, guard_entries);
+    while (auto *e = static_cast<GuardEntry *>(hash_seq_search(&it))) e->root_valid = false;
+}
+
+GuardEntry *guard_entry(Oid tgoid) {
+    if (guard_entries == nullptr) {
+        HASHCTL ctl;
+        ctl.keysize = sizeof(Oid);
+        ctl.entrysize = sizeof(GuardEntry);
+        guard_entries = hash_create("simhash guard triggers", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+        CacheRegisterRelcacheCallback(forget_roots, 0);
+    }
+    bool found;
+    auto *e = static_cast<GuardEntry *>(hash_search(guard_entries, &tgoid, HASH_ENTER, &found));
+    if (!found) {
+        e->root_valid = false;
+        e->plan = nullptr;
+    }
+    return e;
+}
 
 pg_attribute_noreturn() void protocol_error(const char *what) {
     ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
@@ -86,7 +114,7 @@ AttrNumber column_of(Relation rel, const char *name) {
 // The table the trigger was created on: a trigger created on a partitioned
 // table is cloned onto each partition, and a row routed to a partition must
 // be compared with every partition.
-Oid guard_root(const Trigger *trig, Relation rel) {
+Oid find_root(const Trigger *trig, Relation rel) {
     if (!trig->tgisclone) return RelationGetRelid(rel);
     Relation tgrel = table_open(TriggerRelationId, AccessShareLock);
     Oid tgoid = trig->tgoid;
@@ -130,17 +158,17 @@ SPIPlanPtr build_plan(const GuardTarget *g, Oid ext_nsp, Oid fp_type) {
     return plan;
 }
 
-SPIPlanPtr fetch_plan(const Trigger *trig, const GuardTarget *g, Oid ext_nsp, Oid fp_type) {
-    if (guard_plans == nullptr) {
-        HASHCTL ctl;
-        ctl.keysize = sizeof(Oid);
-        ctl.entrysize = sizeof(GuardPlanEntry);
-        guard_plans = hash_create("simhash guard plans", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+Oid guard_root(GuardEntry *e, const Trigger *trig, Relation rel) {
+    if (!e->root_valid) {
+        e->root = find_root(trig, rel);
+        e->root_valid = true;
     }
-    bool found;
-    auto *e = static_cast<GuardPlanEntry *>(hash_search(guard_plans, &trig->tgoid, HASH_ENTER, &found));
-    if (found && e->plan != nullptr && SPI_plan_is_valid(e->plan)) return e->plan;
-    if (found && e->plan != nullptr) SPI_freeplan(e->plan);
+    return e->root;
+}
+
+SPIPlanPtr fetch_plan(GuardEntry *e, const GuardTarget *g, Oid ext_nsp, Oid fp_type) {
+    if (e->plan != nullptr && SPI_plan_is_valid(e->plan)) return e->plan;
+    if (e->plan != nullptr) SPI_freeplan(e->plan);
     e->plan = nullptr;
     SPIPlanPtr plan = build_plan(g, ext_nsp, fp_type);
     if (SPI_keepplan(plan) != 0) elog(ERROR, "simhash guard: SPI_keepplan failed");
@@ -236,7 +264,8 @@ SIMHASH_FUNCTION(simhash_reject_near_duplicates) {
     if (new_null && old_null) return PointerGetDatum(result);
     const bool unchanged = new_tuple && old_tuple && new_null == old_null && new_fp == old_fp;
 
-    g.root = guard_root(trig, rel);
+    GuardEntry *entry = guard_entry(trig->tgoid);
+    g.root = guard_root(entry, trig, rel);
     g.root_fp_attnum = get_attnum(g.root, g.fp_name);
     if (g.root_fp_attnum == InvalidAttrNumber) elog(ERROR, "column \"%s\" missing in the guarded table", g.fp_name);
 
@@ -269,7 +298,7 @@ SIMHASH_FUNCTION(simhash_reject_near_duplicates) {
     int save_sec;
     GetUserIdAndSecContext(&save_userid, &save_sec);
     SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
-    SPIPlanPtr plan = fetch_plan(trig, &g, ext_nsp, fp_type);
+    SPIPlanPtr plan = fetch_plan(entry, &g, ext_nsp, fp_type);
     // SnapshotSelf: every committed row and every row of our own transaction,
     // this statement's earlier rows included. No writer of a row near ours can
     // commit during the search (it would hold one of our buckets), so this
