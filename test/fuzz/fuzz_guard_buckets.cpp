@@ -1,5 +1,6 @@
 // Fuzzes the guard's pigeonhole: any two fingerprints within k bits must share
-// a lock bucket, and every key list must be sorted and repeat-free.
+// a lock bucket, every key list must be sorted and repeat-free, and a row
+// change's lock plan must be ordered with the right modes.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -37,5 +38,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     for (const auto &k : ka)
         if (std::binary_search(kb.begin(), kb.end(), k)) shared = true;
     if (!shared) __builtin_trap();
+    // An UPDATE from a to b: one lock per key, in strictly increasing order,
+    // exclusive exactly for the keys of the value written.
+    auto plan = simhash::guard_lock_plan(kb, ka);
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+        if (i > 0 && !(plan[i - 1].key < plan[i].key)) __builtin_trap();
+        if (plan[i].exclusive != std::binary_search(kb.begin(), kb.end(), plan[i].key)) __builtin_trap();
+        if (!plan[i].exclusive && !std::binary_search(ka.begin(), ka.end(), plan[i].key)) __builtin_trap();
+    }
     return 0;
 }
