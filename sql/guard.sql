@@ -107,6 +107,18 @@ INSERT INTO docs VALUES (45, 'locks', '0123456789abcdef');
 SELECT * FROM guard_locks;
 SELECT pg_temp.error_of($$INSERT INTO docs VALUES (46, 'locks', '0123456789abcdee')$$);
 ROLLBACK;
+-- a transaction writing many rows: past 4 x max_locks_per_transaction bucket
+-- locks the guard takes the table against other writers instead, so the
+-- shared lock table does not overflow ("out of shared memory")
+BEGIN;
+INSERT INTO docs (id, title, fp)
+  SELECT 100000 + i, 'bulk', ('x' || md5(i::text))::bit(64)::bigint::simhash64 FROM generate_series(1, 5000) i;
+SELECT sum(locks) <= 4 * current_setting('max_locks_per_transaction')::int AS bounded_bucket_locks FROM guard_locks;
+SELECT mode FROM pg_locks WHERE locktype = 'relation' AND relation = 'docs'::regclass
+   AND pid = pg_backend_pid() AND mode = 'ShareRowExclusiveLock';
+-- still checked
+SELECT pg_temp.error_of($$INSERT INTO docs VALUES (99999, 'bulk', ('x' || md5('17'))::bit(64)::bigint::simhash64)$$);
+ROLLBACK;
 DROP VIEW guard_locks;
 
 -- k = 0: only exact copies are refused; guarding again replaces the guard

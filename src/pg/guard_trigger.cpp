@@ -19,12 +19,15 @@ extern "C" {
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
@@ -178,12 +181,53 @@ SPIPlanPtr fetch_plan(GuardEntry *e, const GuardTarget *g, Oid ext_nsp, Oid fp_t
 
 // A transaction that holds the guarded table in SHARE ROW EXCLUSIVE mode or
 // stronger (LOCK TABLE before a bulk load) has no concurrent writer: it needs
-// no bucket locks, and a large COPY then does not fill the lock table.
+// no bucket locks.
 bool table_locked_against_writers(Oid root) {
     LOCKTAG tag;
     SET_LOCKTAG_RELATION(tag, MyDatabaseId, root);
     return LockHeldByMe(&tag, ShareRowExclusiveLock) || LockHeldByMe(&tag, ExclusiveLock) ||
            LockHeldByMe(&tag, AccessExclusiveLock);
+}
+
+// Bucket locks last until the transaction ends and the shared lock table is
+// sized for max_locks_per_transaction per backend: a transaction writing many
+// rows would fill it. Past this many bucket locks on one table, the guard
+// takes that table (and its partitions) in SHARE ROW EXCLUSIVE mode instead,
+// as LOCK TABLE would, and takes no more bucket locks.
+int bucket_lock_budget() { return 4 * max_locks_per_xact; }
+
+struct LockBudget {
+    Oid root;  // hash key
+    LocalTransactionId lxid;
+    int taken;
+};
+
+HTAB *lock_budgets = nullptr;
+
+// True when this row's `wanted` locks fit the budget (and counts them).
+bool within_budget(Oid root, int wanted) {
+    if (lock_budgets == nullptr) {
+        HASHCTL ctl;
+        ctl.keysize = sizeof(Oid);
+        ctl.entrysize = sizeof(LockBudget);
+        lock_budgets = hash_create("simhash guard lock budgets", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+    }
+    bool found;
+    auto *b = static_cast<LockBudget *>(hash_search(lock_budgets, &root, HASH_ENTER, &found));
+    if (!found || b->lxid != MyProc->lxid) {
+        b->lxid = MyProc->lxid;
+        b->taken = 0;
+    }
+    if (b->taken + wanted > bucket_lock_budget()) return false;
+    b->taken += wanted;
+    return true;
+}
+
+void lock_table_against_writers(Oid root) {
+    ereport(DEBUG1, (errmsg_internal("simhash guard: more than %d bucket locks, locking relation %u against writers",
+                                     bucket_lock_budget(), root)));
+    LockRelationOid(root, ShareRowExclusiveLock);
+    list_free(find_all_inheritors(root, ShareRowExclusiveLock, nullptr));
 }
 
 void lock_buckets(const GuardTarget *g, bool writes, uint64 written_fp, bool keeps, uint64 kept_fp) {
@@ -196,6 +240,10 @@ void lock_buckets(const GuardTarget *g, bool writes, uint64 written_fp, bool kee
         if (keeps) k = simhash::guard_lock_keys(g->root, g->root_fp_attnum, kept_fp, g->max_distance);
         for (const auto &l : simhash::guard_lock_plan(w, k)) locks[nlocks++] = l;
     });
+    if (!within_budget(g->root, nlocks)) {
+        lock_table_against_writers(g->root);
+        return;
+    }
     for (int i = 0; i < nlocks; i++) {
         LOCKTAG tag;
         SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, locks[i].key.space, locks[i].key.bucket, kGuardLockTagField4);
