@@ -38,7 +38,7 @@ extern "C" {
 #include "utils/syscache.h"
 }
 
-#include <climits>
+#include <cerrno>
 #include <cstdlib>
 
 namespace {
@@ -84,7 +84,7 @@ GuardEntry *guard_entry(Oid tgoid) {
 pg_attribute_noreturn() void protocol_error(const char *what) {
     ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
                     errmsg("simhash_reject_near_duplicates: %s", what),
-                    errhint("Create it with simhash_guard(), or as BEFORE INSERT OR UPDATE ... FOR EACH ROW.")));
+                    errhint("Create it with simhash_guard(), or as BEFORE INSERT OR UPDATE OR DELETE ... FOR EACH ROW.")));
 }
 
 Oid simhash64_type_in(Oid nsp) {
