@@ -81,6 +81,8 @@ BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT count(*) FROM docs;
 INSERT INTO docs VALUES (40, 'tx a', '1234123412341234');
 SELECT pg_temp.error_of($$INSERT INTO docs VALUES (41, 'tx b', '1234123412341235')$$);
+-- and a near pair within one statement is a plain violation too, not 40001
+SELECT pg_temp.error_of($$INSERT INTO docs VALUES (42, 'a', '4321432143214321'), (43, 'b', '4321432143214320')$$);
 ROLLBACK;
 
 -- the bucket locks: one per block (k + 1 = 4) of the row, held to the end of
