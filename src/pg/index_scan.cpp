@@ -33,6 +33,12 @@ struct Ball {
     int radius;
 };
 
+// ORDER BY without a qualifier returns everything within max_distance from
+// the probes, then the rest in batches from sweeps of table 0: each sweep
+// keeps the `batch` nearest entries after the last one returned in a bounded
+// max-heap, so memory stays bounded and the first rows come after one sweep.
+constexpr Size kFirstBatch = 1024;
+
 struct ScanState {
     MemoryContext hits_cxt;
     MemoryContext tuple_cxt;
@@ -43,92 +49,168 @@ struct ScanState {
     bool order_null;
     uint64 order_q;
     bool started;
-    bool swept;  // ORDER BY without a qualifier: the sweep beyond max_distance ran
+    bool sweeping;    // ORDER BY only: the probes are done, batches follow
+    bool exhausted;   // nothing more to fetch once the hits run out
+    Hit after;        // batches keep only (distance, TID) greater than this
+    Size batch;       // > 0 while filling a bounded heap
     Hit *hits;
     Size n, cap, pos;
 };
 
-bool tid_less(const Hit &a, const Hit &b) { return ItemPointerCompare(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid)) < 0; }
+bool tid_less(const Hit &a, const Hit &b) {
+    return ItemPointerCompare(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid)) < 0;
+}
 bool distance_less(const Hit &a, const Hit &b) { return a.distance != b.distance ? a.distance < b.distance : tid_less(a, b); }
 
 void add_hit(ScanState *st, const sx::EntryKey &e, uint64 fp, int distance) {
+    Hit h;
+    entry_tid(e, &h.tid);
+    h.fp = fp;
+    h.distance = static_cast<int16>(distance);
+    if (st->batch > 0) {
+        if (!distance_less(st->after, h)) return;
+        if (st->n == st->batch) {
+            if (!distance_less(h, st->hits[0])) return;
+            std::pop_heap(st->hits, st->hits + st->n, distance_less);
+            st->n--;
+        }
+        st->hits[st->n++] = h;
+        std::push_heap(st->hits, st->hits + st->n, distance_less);
+        return;
+    }
     if (st->n == st->cap) {
         st->cap *= 2;
         st->hits = static_cast<Hit *>(repalloc_huge(st->hits, st->cap * sizeof(Hit)));
     }
-    Hit *h = &st->hits[st->n++];
-    entry_tid(e, &h->tid);
-    h->fp = fp;
-    h->distance = static_cast<int16>(distance);
+    st->hits[st->n++] = h;
 }
 
-// The window of distances to the ORDER BY point a pass keeps: (above, upto].
-struct Window {
-    int above;
-    int upto;
+// What one pass over a table looks for: keys in [lo, hi], and fingerprints
+// within `radius` of `center` (the table key `qkey`), which also prunes every
+// subtree whose keys' common prefix is already too far from qkey (a run of
+// identical fingerprints is one subtree: skipped in one test unless it
+// matches). Hits must also be inside every ball and, for ORDER BY passes,
+// at a distance to the ORDER BY point in (above, upto].
+struct Pass {
+    Relation index;
+    const sx::Layout *layout;
+    int table;
+    uint64 lo, hi;
+    uint64 qkey;
+    int radius;
+    int above, upto;
 };
-constexpr Window kAnyDistance{-1, 64};
 
-// Visits the entries of `table` with keys in [lo, hi]; keeps those inside
-// every ball and inside the window.
-void scan_range(Relation index, const SimhashMeta &meta, const sx::Layout &layout, int table, uint64 lo, uint64 hi,
-                ScanState *st, Window w) {
-    Buffer buf = simhash_find_leaf(index, meta.roots[table], {lo, 0, 0});
-    for (;;) {
-        Page page = BufferGetPage(buf);
-        const uint8 *area = page_area(page);
-        size_t n = page_count(page);
-        for (size_t i = 0; i < n; ++i) {
-            sx::EntryKey e = sx::leaf_get(area, i);
-            if (e.key < lo || e.key > hi) continue;
-            uint64 fp = sx::table_fingerprint(layout, table, e.key);
-            bool inside = true;
-            for (int b = 0; b < st->nballs && inside; ++b)
-                inside = simhash::hamming_distance(fp, st->balls[b].center) <= st->balls[b].radius;
-            if (!inside) continue;
-            int d = st->ordered && !st->order_null ? simhash::hamming_distance(fp, st->order_q) : 0;
-            if (d <= w.above || d > w.upto) continue;
-            add_hit(st, e, fp, d);
-        }
-        SimhashPageOpaque *op = page_opaque(page);
-        if (!op->has_high || page_high(page).key > hi) break;
-        BlockNumber right = op->right;
-        UnlockReleaseBuffer(buf);
-        CHECK_FOR_INTERRUPTS();
-        buf = ReadBuffer(index, right);
-        LockBuffer(buf, BUFFER_LOCK_SHARE);
-    }
-    UnlockReleaseBuffer(buf);
+// True when no key in [a, b] can be within the pass's radius of qkey.
+bool prunable(const Pass &p, uint64 a, uint64 b) {
+    if (p.radius >= 64) return false;
+    int common = a == b ? 64 : __builtin_clzll(a ^ b);
+    uint64 mask = common == 0 ? 0 : ~uint64{0} << (64 - common);
+    return __builtin_popcountll((a ^ p.qkey) & mask) > p.radius;
 }
 
-// Every entry within `radius` of `center` (and inside all balls): the
-// prefix probes of every table when the layout guarantees that radius and
-// they read less than one table, else a sweep of table 0.
-void collect(Relation index, ScanState *st, uint64 center, int radius, Window w) {
+void leaf_hits(const Pass &p, Page page, ScanState *st) {
+    const uint8 *area = page_area(page);
+    size_t n = page_count(page);
+    for (size_t i = 0; i < n; ++i) {
+        sx::EntryKey e = sx::leaf_get(area, i);
+        if (e.key < p.lo || e.key > p.hi) continue;
+        if (__builtin_popcountll(e.key ^ p.qkey) > p.radius) continue;
+        uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
+        bool inside = true;
+        for (int b = 0; b < st->nballs && inside; ++b)
+            inside = simhash::hamming_distance(fp, st->balls[b].center) <= st->balls[b].radius;
+        if (!inside) continue;
+        int d = st->ordered && !st->order_null ? simhash::hamming_distance(fp, st->order_q) : 0;
+        if (d <= p.above || d > p.upto) continue;
+        add_hit(st, e, fp, d);
+    }
+}
+
+struct Child {
+    BlockNumber block;
+    bool has_high;
+    sx::EntryKey high;
+};
+
+// Visits page `blk` and, following right-links, its right siblings up to the
+// bound the parent promised (a sibling split off after the parent was read).
+// One page lock at a time (Lehman-Yao): the children of an internal page are
+// copied, the page released, then each child visited.
+void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &bound, ScanState *st) {
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
+        Buffer buf = ReadBuffer(p.index, blk);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        Page page = BufferGetPage(buf);
+        SimhashPageOpaque *op = page_opaque(page);
+        bool has_high = op->has_high != 0;
+        sx::EntryKey high = page_high(page);
+        BlockNumber right = op->right;
+        Child *children = nullptr;
+        size_t nchildren = 0;
+        if (op->flags & kPageLeaf) {
+            leaf_hits(p, page, st);
+        } else {
+            size_t n = page_count(page);
+            children = static_cast<Child *>(palloc(sizeof(Child) * (n > 0 ? n : 1)));
+            for (size_t i = 0; i < n; ++i) {
+                sx::InternalEntry e = sx::internal_get(page_area(page), i);
+                bool child_has_high = i + 1 < n || has_high;
+                sx::EntryKey child_high = i + 1 < n ? sx::internal_get(page_area(page), i + 1).low : high;
+                uint64 last = child_has_high ? child_high.key : ~uint64{0};
+                if (last < p.lo || e.low.key > p.hi || prunable(p, e.low.key, last)) continue;
+                children[nchildren++] = {e.child, child_has_high, child_high};
+            }
+        }
+        UnlockReleaseBuffer(buf);
+        for (size_t i = 0; i < nchildren; ++i) visit(p, children[i].block, children[i].has_high, children[i].high, st);
+        if (children) pfree(children);
+        // Done when this page reaches the promised bound or leaves the key range.
+        if (!has_high || high.key > p.hi) return;
+        if (has_bound && !sx::key_less(high, bound)) return;
+        blk = right;
+    }
+}
+
+void run_pass(Relation index, const SimhashMeta &meta, const sx::Layout &layout, int table, uint64 lo, uint64 hi,
+              uint64 center, int radius, int above, int upto, ScanState *st) {
+    Pass p{index, &layout, table, lo, hi, sx::table_key(layout, table, center), radius, above, upto};
+    visit(p, meta.roots[table], false, {0, 0, 0}, st);
+}
+
+// Every entry within `radius` of `center` (and inside all balls, and in the
+// distance window): the prefix probes of every table when the layout
+// guarantees that radius and they read less than one table, else a sweep of
+// table 0 (still pruned by radius).
+void collect(Relation index, ScanState *st, uint64 center, int radius, int above, int upto) {
     SimhashMeta meta = simhash_read_meta(index);
     sx::Layout layout = simhash_layout(meta);
-    if (radius >= 0 && sx::probe_fraction(layout, radius) < 1.0) {
+    if (radius <= meta.max_distance && sx::probe_fraction(layout, radius) < 1.0) {
         for (int t = 0; t < meta.tables; ++t) {
             sx::KeyRange r = sx::prefix_range(sx::table_key(layout, t, center), sx::prefix_bits(layout, t, radius));
-            scan_range(index, meta, layout, t, r.lo, r.hi, st, w);
+            run_pass(index, meta, layout, t, r.lo, r.hi, center, radius, above, upto, st);
         }
     } else {
-        scan_range(index, meta, layout, 0, 0, ~uint64{0}, st, w);
+        run_pass(index, meta, layout, 0, 0, ~uint64{0}, center, radius, above, upto, st);
     }
 }
 
-// Sorts the hits from `from` on, drops repeated TIDs, orders by distance if asked.
-void finish_hits(ScanState *st, Size from) {
-    Hit *begin = st->hits + from, *end = st->hits + st->n;
+// Sorts the hits, drops repeated TIDs, orders by distance if asked.
+void finish_hits(ScanState *st) {
+    Hit *begin = st->hits, *end = st->hits + st->n;
     std::sort(begin, end, tid_less);
-    end = std::unique(begin, end, [](const Hit &a, const Hit &b) { return ItemPointerEquals(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid)); });
-    st->n = end - st->hits;
+    end = std::unique(begin, end, [](const Hit &a, const Hit &b) {
+        return ItemPointerEquals(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid));
+    });
+    st->n = end - begin;
     if (st->ordered) std::sort(begin, end, distance_less);
 }
 
 void start(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     st->started = true;
+    st->exhausted = true;
     if (st->impossible) return;
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
     st->cap = 1024;
@@ -137,31 +219,41 @@ void start(IndexScanDesc scan) {
         Ball drive = st->balls[0];
         for (int b = 1; b < st->nballs; ++b)
             if (st->balls[b].radius < drive.radius) drive = st->balls[b];
-        collect(scan->indexRelation, st, drive.center, drive.radius, kAnyDistance);
+        collect(scan->indexRelation, st, drive.center, drive.radius, -1, 64);
     } else if (st->ordered && !st->order_null) {
-        // Nearest first: everything within max_distance through the probes;
-        // the rest, if the executor asks for more, from a sweep.
+        // Nearest first: everything within max_distance through the probes,
+        // then batches from sweeps.
         int max_distance = simhash_read_meta(scan->indexRelation).max_distance;
-        collect(scan->indexRelation, st, st->order_q, max_distance, {-1, max_distance});
+        collect(scan->indexRelation, st, st->order_q, max_distance, -1, max_distance);
+        st->sweeping = true;
+        st->exhausted = false;
+        st->after.distance = static_cast<int16>(max_distance);
+        ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);
+        st->batch = 0;
     } else {
-        collect(scan->indexRelation, st, 0, -1, kAnyDistance);
-        st->swept = true;
+        collect(scan->indexRelation, st, 0, 64, -1, 64);
     }
-    finish_hits(st, 0);
+    finish_hits(st);
     MemoryContextSwitchTo(old);
 }
 
-void sweep_beyond(IndexScanDesc scan) {
+// The next batch of nearest rows beyond those returned, from a sweep of table 0.
+void next_batch(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
-    st->swept = true;
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
-    Size from = st->n;
+    Size batch = st->batch == 0 ? kFirstBatch : st->batch * 2;
+    if (st->cap < batch) {
+        st->hits = static_cast<Hit *>(repalloc_huge(st->hits, batch * sizeof(Hit)));
+        st->cap = batch;
+    }
+    st->batch = batch;
+    st->n = st->pos = 0;
     SimhashMeta meta = simhash_read_meta(scan->indexRelation);
     sx::Layout layout = simhash_layout(meta);
-    // The first pass returned every row within max_distance; this one keeps
-    // only rows beyond it, so none is returned twice.
-    scan_range(scan->indexRelation, meta, layout, 0, 0, ~uint64{0}, st, {meta.max_distance, 64});
-    finish_hits(st, from);
+    run_pass(scan->indexRelation, meta, layout, 0, 0, ~uint64{0}, st->order_q, 64, -1, 64, st);
+    std::sort_heap(st->hits, st->hits + st->n, distance_less);
+    st->exhausted = st->n < batch;
+    if (st->n > 0) st->after = st->hits[st->n - 1];
     MemoryContextSwitchTo(old);
 }
 
@@ -190,7 +282,9 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     MemoryContextReset(st->hits_cxt);
     st->hits = nullptr;
     st->n = st->cap = st->pos = 0;
-    st->started = st->swept = st->impossible = false;
+    st->started = st->sweeping = st->impossible = false;
+    st->exhausted = true;
+    st->batch = 0;
     st->nballs = 0;
     for (int i = 0; i < scan->numberOfKeys; ++i) {
         ScanKey sk = &scan->keyData[i];
@@ -218,7 +312,7 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     if (!st->started) start(scan);
     if (st->impossible) return false;
-    if (st->pos >= st->n && !st->swept && st->ordered && st->nballs == 0) sweep_beyond(scan);
+    if (st->pos >= st->n && !st->exhausted) next_batch(scan);
     if (st->pos >= st->n) return false;
     const Hit &h = st->hits[st->pos++];
     scan->xs_heaptid = h.tid;

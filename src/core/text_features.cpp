@@ -1,0 +1,203 @@
+#include "text_features.hpp"
+
+#include <unordered_map>
+
+#include "feature_hash.hpp"
+#include "html_strip.hpp"
+#include "tokenizer.hpp"
+
+namespace simhash {
+
+namespace {
+
+// Plain text is fed to the tokenizer in pieces of this size, polling in between.
+constexpr std::size_t kPieceBytes = 16384;
+
+FixedWeight weight_of(TextOptions::Weighting weighting, std::uint64_t count) {
+    switch (weighting) {
+        case TextOptions::Weighting::binary:
+            return kUnitWeight;
+        case TextOptions::Weighting::log_tf:
+            return log1p_weight(count);
+        case TextOptions::Weighting::tf:
+            break;
+    }
+    return static_cast<FixedWeight>(count) * kUnitWeight;
+}
+
+// Turns features into a fingerprint. Term frequency votes once per occurrence and
+// keeps no state per feature; the other weightings need each feature's count,
+// so their memory grows with the distinct features (never with the text).
+class FingerprintCollector {
+public:
+    explicit FingerprintCollector(const TextOptions &options)
+        : seed_(options.seed), weighting_(options.weighting) {}
+
+    void feature(std::string_view f) {
+        const std::uint64_t h = feature_hash(f, seed_);
+        if (weighting_ == TextOptions::Weighting::tf)
+            vote_.add_unit(h);
+        else
+            ++counts_[h];
+    }
+
+    std::uint64_t fingerprint() {
+        for (const auto &[hash, count] : counts_) vote_.add(hash, weight_of(weighting_, count));
+        return vote_.fingerprint();
+    }
+
+private:
+    std::uint64_t seed_;
+    TextOptions::Weighting weighting_;
+    Vote vote_;
+    std::unordered_map<std::uint64_t, std::uint64_t> counts_;
+};
+
+// Features are distinct by hash: two strings with the same 64-bit hash are one
+// feature, as the vote cannot tell them apart either.
+class ExplainCollector {
+public:
+    explicit ExplainCollector(const TextOptions &options) : seed_(options.seed), weighting_(options.weighting) {}
+
+    void feature(std::string_view f) {
+        const std::uint64_t h = feature_hash(f, seed_);
+        const auto [it, inserted] = index_.try_emplace(h, rows_.size());
+        if (inserted) {
+            rows_.push_back(FeatureRow{std::string(f), h, 0});
+            counts_.push_back(0);
+        }
+        ++counts_[it->second];
+    }
+
+    std::vector<FeatureRow> rows() {
+        for (std::size_t i = 0; i < rows_.size(); ++i) rows_[i].weight = weight_of(weighting_, counts_[i]);
+        return std::move(rows_);
+    }
+
+private:
+    std::uint64_t seed_;
+    TextOptions::Weighting weighting_;
+    std::unordered_map<std::uint64_t, std::size_t> index_;
+    std::vector<FeatureRow> rows_;
+    std::vector<std::uint64_t> counts_;
+};
+
+// Words -> features: stop-word removal and word shingles, or character n-grams.
+template <class Collector>
+class Pipeline final : public WordSink, public HtmlSink {
+public:
+    Pipeline(const TextOptions &options, Collector &collector)
+        : chars_(options.tokens == TextOptions::Tokens::chars),
+          n_(static_cast<std::size_t>(options.shingle)),
+          stop_words_(options.stop_words),
+          collector_(collector),
+          tokenizer_(*this),
+          ring_(chars_ ? 0 : n_) {}
+
+    void run(std::string_view utf8, bool html, InterruptCheck interrupted) {
+        if (html) {
+            strip_html(utf8, *this, interrupted);
+        } else {
+            std::size_t pos = 0;
+            while (pos < utf8.size()) {
+                if (interrupted && interrupted()) throw Error(Error::Kind::cancelled, "canceling fingerprint");
+                std::size_t end = pos + kPieceBytes;
+                if (end >= utf8.size()) {
+                    end = utf8.size();
+                } else {
+                    // Never split a valid UTF-8 sequence (at most 3 continuation bytes).
+                    for (int i = 0; i < 3 && (static_cast<unsigned char>(utf8[end]) & 0xC0) == 0x80; ++i) ++end;
+                }
+                tokenizer_.feed(utf8.substr(pos, end - pos));
+                pos = end;
+            }
+        }
+        tokenizer_.separator();
+        // A text with fewer words than the shingle size still has one feature.
+        if (!chars_ && n_ > 1 && words_ > 0 && words_ < n_) emit_shingle(0, static_cast<std::size_t>(words_));
+    }
+
+    void word(std::string_view w) override {
+        if (chars_) {
+            char_grams(w);
+            return;
+        }
+        if (stop_words_ && stop_words_->contains(w)) return;
+        if (n_ == 1) {
+            collector_.feature(w);
+            return;
+        }
+        ring_[words_ % n_].assign(w.data(), w.size());
+        ++words_;
+        if (words_ >= n_) emit_shingle(static_cast<std::size_t>(words_ - n_), n_);
+    }
+
+    void text(std::string_view run) override { tokenizer_.feed(run); }
+    void separator() override { tokenizer_.separator(); }
+
+private:
+    // Words first .. first + count - 1 (counted from the start of the text), joined by one space.
+    void emit_shingle(std::size_t first, std::size_t count) {
+        joined_.clear();
+        for (std::size_t i = 0; i < count; ++i) {
+            if (i) joined_.push_back(' ');
+            joined_ += ring_[(first + i) % n_];
+        }
+        collector_.feature(joined_);
+    }
+
+    // Every run of n consecutive code points of the word; a shorter word is one feature.
+    void char_grams(std::string_view w) {
+        starts_.clear();
+        for (std::size_t i = 0; i < w.size(); ++i)
+            if ((static_cast<unsigned char>(w[i]) & 0xC0) != 0x80) starts_.push_back(i);
+        if (starts_.size() <= n_) {
+            collector_.feature(w);
+            return;
+        }
+        starts_.push_back(w.size());
+        for (std::size_t i = 0; i + n_ < starts_.size(); ++i)
+            collector_.feature(w.substr(starts_[i], starts_[i + n_] - starts_[i]));
+    }
+
+    const bool chars_;
+    const std::size_t n_;
+    const StopWords *stop_words_;
+    Collector &collector_;
+    Tokenizer tokenizer_;
+    std::vector<std::string> ring_;
+    std::uint64_t words_ = 0;
+    std::string joined_;
+    std::vector<std::size_t> starts_;
+};
+
+}  // namespace
+
+void validate(const TextOptions &options) {
+    if (options.tokens != TextOptions::Tokens::words && options.tokens != TextOptions::Tokens::chars)
+        throw Error(Error::Kind::invalid_argument, "tokens must be words or chars");
+    if (options.weighting != TextOptions::Weighting::tf && options.weighting != TextOptions::Weighting::binary &&
+        options.weighting != TextOptions::Weighting::log_tf)
+        throw Error(Error::Kind::invalid_argument, "weighting must be tf, binary or log_tf");
+    if (options.shingle < 1 || options.shingle > kMaxShingle)
+        throw Error(Error::Kind::invalid_argument, "shingle must be between 1 and " + std::to_string(kMaxShingle) +
+                                                       ", got " + std::to_string(options.shingle));
+    if (options.stop_words && options.tokens == TextOptions::Tokens::chars)
+        throw Error(Error::Kind::invalid_argument, "stop words apply to tokens = words only, not to tokens = chars");
+}
+
+std::uint64_t fingerprint_text(std::string_view utf8, const TextOptions &options, InterruptCheck interrupted) {
+    validate(options);
+    FingerprintCollector collector(options);
+    Pipeline<FingerprintCollector>(options, collector).run(utf8, options.html, interrupted);
+    return collector.fingerprint();
+}
+
+std::vector<FeatureRow> explain_text(std::string_view utf8, const TextOptions &options, InterruptCheck interrupted) {
+    validate(options);
+    ExplainCollector collector(options);
+    Pipeline<ExplainCollector>(options, collector).run(utf8, options.html, interrupted);
+    return collector.rows();
+}
+
+}  // namespace simhash

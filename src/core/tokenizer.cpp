@@ -1,0 +1,210 @@
+#include "tokenizer.hpp"
+
+#include <unicode/uchar.h>
+#include <unicode/ustring.h>
+#include <unicode/utf16.h>
+#include <unicode/utf8.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <climits>
+
+#include "error.hpp"
+
+namespace simhash {
+
+namespace {
+
+// The ASCII fast path: the same answers as classify() (a unit test checks), one
+// table look-up per byte. kNonAscii sends the byte to the ICU path.
+// Bits: kWord for every word character, kLetter and kUpper on top for letters.
+constexpr std::uint8_t kSep = 0, kWord = 1, kLetter = 2, kUpper = 4, kNonAscii = 0xFF;
+
+struct AsciiTables {
+    std::uint8_t cls[256];
+    char lower[128];
+    constexpr AsciiTables() : cls(), lower() {
+        for (int b = 0; b < 256; ++b) {
+            std::uint8_t c = kSep;
+            if (b >= 0x80) c = kNonAscii;
+            else if (b >= 'a' && b <= 'z') c = kWord | kLetter;
+            else if (b >= 'A' && b <= 'Z') c = kWord | kLetter | kUpper;
+            else if ((b >= '0' && b <= '9') || b == '_') c = kWord;
+            cls[b] = c;
+            if (b < 128) lower[b] = static_cast<char>(b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b);
+        }
+    }
+};
+constexpr AsciiTables kAscii;
+
+bool known_to_scheme(UChar32 c) {
+    UVersionInfo age;
+    u_charAge(c, age);
+    return age[0] < kUnicodeMajor || (age[0] == kUnicodeMajor && age[1] <= kUnicodeMinor);
+}
+
+CharClass classify_icu(UChar32 c) {
+    // Unassigned code points have age 0.0 and category Cn: separators below.
+    if (!known_to_scheme(c)) return CharClass::separator;
+    if (u_hasBinaryProperty(c, UCHAR_ALPHABETIC)) return CharClass::letter;
+    switch (u_charType(c)) {
+        case U_NON_SPACING_MARK:
+        case U_ENCLOSING_MARK:
+        case U_COMBINING_SPACING_MARK:
+        case U_DECIMAL_DIGIT_NUMBER:
+        case U_CONNECTOR_PUNCTUATION:
+            return CharClass::word;
+        default:
+            break;
+    }
+    return u_hasBinaryProperty(c, UCHAR_JOIN_CONTROL) ? CharClass::word : CharClass::separator;
+}
+
+// Three ICU property look-ups per code point are slow for CJK text: the Basic
+// Multilingual Plane is classified once per process.
+struct BmpClasses {
+    std::array<CharClass, 0x10000> cls;
+    BmpClasses() {
+        for (UChar32 c = 0; c < 0x10000; ++c) cls[c] = classify_icu(c);
+    }
+};
+
+void append_utf8(std::string &out, UChar32 c) {
+    char buf[U8_MAX_LENGTH];
+    std::int32_t n = 0;
+    UBool error = false;
+    U8_APPEND(reinterpret_cast<std::uint8_t *>(buf), n, U8_MAX_LENGTH, c, error);
+    if (!error) out.append(buf, static_cast<std::size_t>(n));
+}
+
+// Folds `utf8` (invalid bytes dropped) into `out`, through UTF-16 because
+// ICU's full folding (ß -> ss) works on UTF-16 strings only.
+void fold_into(std::string_view utf8, std::string &out, std::vector<char16_t> &utf16,
+               std::vector<char16_t> &folded) {
+    utf16.clear();
+    const auto *s = reinterpret_cast<const std::uint8_t *>(utf8.data());
+    const auto length = static_cast<std::int32_t>(utf8.size());
+    for (std::int32_t i = 0; i < length;) {
+        UChar32 c;
+        U8_NEXT(s, i, length, c);
+        if (c < 0) continue;
+        if (U_IS_BMP(c)) {
+            utf16.push_back(static_cast<char16_t>(c));
+        } else {
+            utf16.push_back(static_cast<char16_t>(U16_LEAD(c)));
+            utf16.push_back(static_cast<char16_t>(U16_TRAIL(c)));
+        }
+    }
+    out.clear();
+    if (utf16.empty()) return;  // ICU rejects a null source
+    // Full folding expands a UTF-16 unit into at most three; ICU counts in int32.
+    if (utf16.size() > (INT32_MAX - 1) / 3)
+        throw Error(Error::Kind::limit_exceeded, "a word of more than 700 million characters cannot be case-folded");
+    folded.resize(utf16.size() * 3 + 1);
+    UErrorCode status = U_ZERO_ERROR;
+    const std::int32_t n = u_strFoldCase(folded.data(), static_cast<std::int32_t>(folded.size()), utf16.data(),
+                                         static_cast<std::int32_t>(utf16.size()), U_FOLD_CASE_DEFAULT, &status);
+    if (U_FAILURE(status)) throw Error(Error::Kind::limit_exceeded, u_errorName(status));
+    for (std::int32_t i = 0; i < n;) {
+        UChar32 c;
+        U16_NEXT(folded.data(), i, n, c);
+        append_utf8(out, c);
+    }
+}
+
+}  // namespace
+
+CharClass classify(std::int32_t code_point) {
+    if (code_point < 0 || code_point > 0x10FFFF) return CharClass::separator;
+    if (code_point < 0x10000) {
+        static const BmpClasses bmp;
+        return bmp.cls[static_cast<std::size_t>(code_point)];
+    }
+    return classify_icu(code_point);
+}
+
+std::string fold_case(std::string_view utf8) {
+    std::string out;
+    std::vector<char16_t> utf16, folded;
+    fold_into(utf8, out, utf16, folded);
+    return out;
+}
+
+char *Tokenizer::grow(std::size_t extra) {
+    if (word_.size() - length_ < extra) word_.resize(std::max(word_.size() * 2, length_ + extra + 64));
+    char *out = word_.data() + length_;
+    length_ += extra;
+    return out;
+}
+
+void Tokenizer::feed(std::string_view piece) {
+    const auto *p = reinterpret_cast<const unsigned char *>(piece.data());
+    const auto *const end = p + piece.size();
+    while (p < end) {
+        std::uint8_t cls = kAscii.cls[*p];
+        if (cls == kSep) {
+            if (length_ != 0) end_word();
+            do ++p;
+            while (p < end && kAscii.cls[*p] == kSep);
+            continue;
+        }
+        if (cls == kNonAscii) {
+            p = feed_non_ascii(p, end);
+            continue;
+        }
+        const auto *start = p;
+        std::uint8_t seen = 0;
+        do {
+            seen |= cls;
+            ++p;
+        } while (p < end && ((cls = kAscii.cls[*p]) & kWord) != 0 && cls != kNonAscii);
+        const auto n = static_cast<std::size_t>(p - start);
+        if (length_ == 0 && p < end && cls == kSep) {
+            // The common case: a whole ASCII word inside the piece, given to the
+            // sink without a copy unless it has capitals to fold.
+            if (!(seen & kLetter)) continue;
+            if (!(seen & kUpper)) {
+                sink_.word(std::string_view(reinterpret_cast<const char *>(start), n));
+                continue;
+            }
+        }
+        has_letter_ |= (seen & kLetter) != 0;
+        char *out = grow(n);
+        for (const auto *q = start; q < p; ++q) *out++ = kAscii.lower[*q];
+        if (length_ == n && p < end && cls == kSep) end_word();
+    }
+}
+
+const unsigned char *Tokenizer::feed_non_ascii(const unsigned char *p, const unsigned char *end) {
+    const std::int32_t length = end - p < U8_MAX_LENGTH ? static_cast<std::int32_t>(end - p) : U8_MAX_LENGTH;
+    std::int32_t i = 0;
+    UChar32 c;
+    U8_NEXT(p, i, length, c);
+    const CharClass cls = c < 0 ? CharClass::separator : classify(c);
+    if (cls == CharClass::separator) {
+        if (length_ != 0) end_word();
+    } else {
+        std::memcpy(grow(static_cast<std::size_t>(i)), p, static_cast<std::size_t>(i));
+        non_ascii_ = true;
+        has_letter_ |= cls == CharClass::letter;
+    }
+    return p + i;
+}
+
+void Tokenizer::end_word() {
+    if (has_letter_) {
+        const std::string_view word(word_.data(), length_);
+        if (non_ascii_) {
+            fold_into(word, folded_, utf16_, utf16_folded_);
+            sink_.word(folded_);
+        } else {
+            sink_.word(word);
+        }
+    }
+    length_ = 0;
+    has_letter_ = false;
+    non_ascii_ = false;
+}
+
+}  // namespace simhash

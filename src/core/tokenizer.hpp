@@ -1,0 +1,66 @@
+// Words of a UTF-8 text (scheme "simhash-text-v1", docs/algorithm.md): maximal
+// runs of word characters (Alphabetic, marks, decimal digits, connector
+// punctuation, join controls) holding at least one Alphabetic character, each
+// given with full Unicode case folding. Everything else, including invalid
+// UTF-8, separates words.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simhash {
+
+// Receives each word, case-folded, as UTF-8 (valid by construction).
+class WordSink {
+public:
+    virtual void word(std::string_view folded) = 0;
+
+protected:
+    ~WordSink() = default;
+};
+
+// Streaming: text arrives in pieces, and a word may continue across pieces.
+class Tokenizer {
+public:
+    explicit Tokenizer(WordSink &sink) : sink_(sink) {}
+
+    // A piece must not split a valid UTF-8 sequence: each piece is decoded on its
+    // own, so a sequence cut in two would decode as two invalid bytes.
+    void feed(std::string_view piece);
+    // Ends the current word (an HTML tag, the end of the text).
+    void separator() {
+        if (length_ != 0) end_word();
+    }
+
+private:
+    void end_word();
+    const unsigned char *feed_non_ascii(const unsigned char *p, const unsigned char *end);
+    char *grow(std::size_t extra);
+
+    WordSink &sink_;
+    // The current word: ASCII already lower-cased, other code points as they came.
+    // A plain buffer: std::string's resize zero-fills, which showed in profiles.
+    std::vector<char> word_;
+    std::size_t length_ = 0;
+    bool has_letter_ = false;
+    bool non_ascii_ = false;
+    std::string folded_;
+    std::vector<char16_t> utf16_, utf16_folded_;
+};
+
+// How the tokenizer sees one code point.
+enum class CharClass : std::uint8_t { separator, word, letter };
+CharClass classify(std::int32_t code_point);
+
+// Full case folding (Unicode CaseFolding.txt, statuses C and F) of valid UTF-8;
+// invalid bytes are dropped. The tokenizer folds words with it; StopWords folds
+// its entries with it.
+std::string fold_case(std::string_view utf8);
+
+// The newest Unicode version whose characters the scheme knows: code points
+// assigned later are separators, so a newer ICU cannot change a fingerprint.
+constexpr int kUnicodeMajor = 15;
+constexpr int kUnicodeMinor = 0;
+
+}  // namespace simhash

@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tokenizer.hpp"
+
+using simhash::CharClass;
+
+namespace {
+
+struct Collect final : simhash::WordSink {
+    std::vector<std::string> words;
+    void word(std::string_view w) override { words.emplace_back(w); }
+};
+
+std::vector<std::string> words(std::string_view text) {
+    Collect c;
+    simhash::Tokenizer t(c);
+    t.feed(text);
+    t.separator();
+    return c.words;
+}
+
+using W = std::vector<std::string>;
+
+// The rules spelled out one code point at a time, with no fast path: the
+// tokenizer must agree with it.
+std::vector<std::string> reference_words(std::string_view text) {
+    std::vector<std::string> out;
+    std::string word;
+    bool letter = false;
+    auto end_word = [&] {
+        if (letter) out.push_back(simhash::fold_case(word));
+        word.clear();
+        letter = false;
+    };
+    const auto *s = reinterpret_cast<const std::uint8_t *>(text.data());
+    const auto n = static_cast<std::int32_t>(text.size());
+    for (std::int32_t i = 0; i < n;) {
+        const std::int32_t start = i;
+        UChar32 c;
+        U8_NEXT(s, i, n, c);
+        const CharClass cls = c < 0 ? CharClass::separator : simhash::classify(c);
+        if (cls == CharClass::separator) {
+            end_word();
+        } else {
+            word.append(text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
+            letter |= cls == CharClass::letter;
+        }
+    }
+    end_word();
+    return out;
+}
+
+}  // namespace
+
+TEST(Tokenizer, AsciiWordsNumbersUnderscores) {
+    EXPECT_EQ(words("Hello, World! foo_bar 42 x2 _ __ 3d 1.5e3"), (W{"hello", "world", "foo_bar", "x2", "3d", "5e3"}));
+    EXPECT_EQ(words(""), W{});
+    EXPECT_EQ(words("  \t\n 12 345 ... "), W{});
+    EXPECT_EQ(words("can't"), (W{"can", "t"}));
+}
+
+TEST(Tokenizer, AccentsAndMarksStayInWords) {
+    EXPECT_EQ(words("Café naïve"), (W{"café", "naïve"}));
+    // Decomposed e + U+0301 COMBINING ACUTE: the mark continues the word.
+    EXPECT_EQ(words("Cafe\xCC\x81 ok"), (W{"cafe\xCC\x81", "ok"}));
+}
+
+TEST(Tokenizer, FullCaseFolding) {
+    EXPECT_EQ(words("STRASSE Straße straße"), (W{"strasse", "strasse", "strasse"}));
+    // Greek: capital, small and final sigma all fold to σ.
+    EXPECT_EQ(words("ΣΊΣΥΦΟΣ σίσυφος"), (W{"σίσυφοσ", "σίσυφοσ"}));
+    // KELVIN SIGN folds to ASCII k; the ligature ﬁ expands.
+    EXPECT_EQ(words("\xE2\x84\xAA \xEF\xAC\x81le"), (W{"k", "file"}));
+    // Turkish dotted capital I: full default folding gives i + U+0307.
+    EXPECT_EQ(words("\xC4\xB0"), (W{"i\xCC\x87"}));
+}
+
+TEST(Tokenizer, ScriptsWithoutSpacesAreOneRun) {
+    EXPECT_EQ(words("日本語のテキスト。中文"), (W{"日本語のテキスト", "中文"}));
+    EXPECT_EQ(words("ภาษาไทย"), (W{"ภาษาไทย"}));
+    // ZERO WIDTH NON-JOINER inside a Persian word keeps it whole.
+    EXPECT_EQ(words("می\xE2\x80\x8Cخواهم"), (W{"می\xE2\x80\x8Cخواهم"}));
+}
+
+TEST(Tokenizer, NumbersInAnyScriptAreDropped) {
+    EXPECT_EQ(words("١٢٣ ४२ x١"), (W{"x١"}));
+}
+
+TEST(Tokenizer, InvalidUtf8Separates) {
+    EXPECT_EQ(words("ab\xFF" "cd"), (W{"ab", "cd"}));
+    EXPECT_EQ(words("ab\xC3"), (W{"ab"}));                        // truncated at the end
+    EXPECT_EQ(words("ab\xC3x"), (W{"ab", "x"}));                  // truncated before ASCII
+    EXPECT_EQ(words("ab\xED\xA0\x80" "cd"), (W{"ab", "cd"}));     // an encoded surrogate
+    EXPECT_EQ(words("ab\xC0\xAF" "cd"), (W{"ab", "cd"}));         // overlong '/'
+    EXPECT_EQ(words("ab\xF4\x90\x80\x80" "cd"), (W{"ab", "cd"})); // beyond U+10FFFF
+    EXPECT_EQ(words(std::string("ab\0cd", 5)), (W{"ab", "cd"}));
+}
+
+TEST(Tokenizer, UnassignedCodePointsSeparate) {
+    EXPECT_EQ(words("ab\xCD\xB8" "cd"), (W{"ab", "cd"}));  // U+0378 is unassigned
+}
+
+TEST(Tokenizer, WordsContinueAcrossPieces) {
+    Collect c;
+    simhash::Tokenizer t(c);
+    t.feed("hel");
+    t.feed("LO wor");
+    t.feed("\xC3\xA9");
+    t.separator();
+    t.feed("x");
+    t.separator();
+    EXPECT_EQ(c.words, (W{"hello", "woré", "x"}));
+}
+
+TEST(Tokenizer, AsciiFastPathMatchesIcu) {
+    for (std::int32_t c = 0; c < 128; ++c) {
+        const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        const bool word = (c >= '0' && c <= '9') || c == '_';
+        const CharClass expected = letter ? CharClass::letter : word ? CharClass::word : CharClass::separator;
+        EXPECT_EQ(simhash::classify(c), expected) << c;
+        const std::string one(1, static_cast<char>(c));
+        EXPECT_EQ(simhash::fold_case(one), std::string(1, static_cast<char>(std::tolower(c)))) << c;
+    }
+    std::mt19937 rng(42);
+    const std::string alphabet = "aZz09_ .,-\t\nQx";
+    for (int round = 0; round < 500; ++round) {
+        std::string text;
+        for (int i = 0; i < 64; ++i) text.push_back(alphabet[rng() % alphabet.size()]);
+        EXPECT_EQ(words(text), reference_words(text)) << text;
+    }
+}
+
+TEST(Tokenizer, MixedTextMatchesReference) {
+    std::mt19937 rng(7);
+    const std::vector<std::string> pieces = {"a", "Z", "9", " ", "é", "ß", "Σ", "日", "\xCC\x81", "\xFF", "\xC3",
+                                             "_", "١", "\xE2\x80\x8C", "ﬁ", ".", "\xF0\x9F\x98\x80", "\xF0\x9D\x90\x80"};
+    for (int round = 0; round < 500; ++round) {
+        std::string text;
+        for (int i = 0; i < 24; ++i) text += pieces[rng() % pieces.size()];
+        EXPECT_EQ(words(text), reference_words(text));
+    }
+}
+
+TEST(Tokenizer, FoldCaseDropsInvalidBytes) {
+    EXPECT_EQ(simhash::fold_case("Ab\xFF" "C"), "abc");
+    EXPECT_EQ(simhash::fold_case(""), "");
+}
+
+// The scheme treats code points assigned after Unicode 15.0 as separators; an
+// older ICU would not know some 15.0 characters and would disagree.
+TEST(Tokenizer, IcuKnowsTheSchemeUnicodeVersion) {
+    UVersionInfo v;
+    u_getUnicodeVersion(v);
+    EXPECT_TRUE(v[0] > simhash::kUnicodeMajor || (v[0] == simhash::kUnicodeMajor && v[1] >= simhash::kUnicodeMinor));
+}
