@@ -265,5 +265,26 @@ SELECT simhash_unguard('parts', 'fp');
 SELECT simhash_guard('parts', 'fp');
 SELECT pg_temp.error_of($$SELECT simhash_unguard('parts_1', 'fp')$$);
 
+-- the guard's search uses a simhash index when there is one (no sequential
+-- scan of the table per row), and scans the table without one
+CREATE TABLE planned (id int PRIMARY KEY, fp simhash64);
+SELECT simhash_guard('planned', 'fp');
+INSERT INTO planned SELECT i, ('x' || md5(i::text))::bit(64)::bigint::simhash64 FROM generate_series(1, 2000) i;
+ANALYZE planned;
+SELECT pg_stat_force_next_flush();
+SELECT seq_scan AS seq_before FROM pg_stat_user_tables WHERE relid = 'planned'::regclass \gset
+INSERT INTO planned SELECT i, ('x' || md5(i::text))::bit(64)::bigint::simhash64 FROM generate_series(3001, 3010) i;
+SELECT pg_stat_force_next_flush();
+SELECT (seq_scan = :seq_before) = EXISTS (SELECT FROM pg_am WHERE amname = 'simhash') AS index_used_iff_present
+  FROM pg_stat_user_tables WHERE relid = 'planned'::regclass;
+SELECT pg_catalog.format('DROP INDEX %s', i.indexrelid::regclass)
+  FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+ WHERE i.indrelid = 'planned'::regclass AND a.amname = 'simhash' \gexec
+SELECT seq_scan AS seq_before FROM pg_stat_user_tables WHERE relid = 'planned'::regclass \gset
+INSERT INTO planned SELECT i, ('x' || md5(i::text))::bit(64)::bigint::simhash64 FROM generate_series(5001, 5010) i;
+SELECT pg_stat_force_next_flush();
+SELECT seq_scan - :seq_before AS seq_scans_without_index FROM pg_stat_user_tables WHERE relid = 'planned'::regclass;
+DROP TABLE planned;
+
 DROP TABLE docs, raw, parts;
 DROP ROLE regress_guard_writer, regress_guard_reader, regress_guard_owner;
