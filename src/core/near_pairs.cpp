@@ -40,7 +40,7 @@ struct Entry {
 // whose digit is the same everywhere is skipped (clustered data).
 // Below kSmallSort entries a comparison sort is cheaper than 256-bucket passes;
 // ties on the top bits keep index order, as the radix passes do.
-constexpr std::size_t kSmallSort = 32;
+constexpr std::size_t kSmallSort = 24;
 
 void radix_sort_top(std::vector<Entry> &entries, std::vector<Entry> &scratch, int bits, Poller &poll) {
     const int passes = (bits + 7) / 8;

@@ -12,7 +12,7 @@
 
 namespace {
 
-constexpr std::size_t kMaxRows = 40;
+constexpr std::size_t kMaxRows = 32;
 
 // Brute-force distances (-1 beyond k), ticked off as the search reports pairs:
 // a pair reported twice, out of order, at a wrong distance or not at all traps.
