@@ -221,3 +221,27 @@ TEST(Clusters, MatchBruteForce) {
         }
     }
 }
+
+TEST(NearPairs, LargeInputUsesWideRadixDigits) {
+    // Above 2^18 entries the radix sorts take 16-bit digits. Random values, then
+    // planted pairs 0, 1 and 3 bits apart: the planted pairs are the answer (a
+    // chance pair among the random values has odds ~1e-4 and the seed is fixed),
+    // under the chosen layout and under the classic k + 1 blocks.
+    std::mt19937_64 rng(2024);
+    const std::uint32_t random_rows = 297000, pairs = 1500;
+    std::vector<std::uint64_t> fp(random_rows);
+    for (auto &v : fp) v = rng();
+    std::vector<Triple> expected;
+    for (std::uint32_t j = 0; j < pairs; ++j) {
+        const int flips = static_cast<int>(j % 3) == 2 ? 3 : static_cast<int>(j % 3);
+        std::uint64_t base = rng(), near = base;
+        for (int f = 0; f < flips; ++f) near ^= std::uint64_t{1} << ((j * 7 + static_cast<std::uint32_t>(f) * 21) % 64);
+        const auto row = static_cast<std::uint32_t>(fp.size());
+        fp.push_back(base);
+        fp.push_back(near);
+        expected.emplace_back(row, row + 1, flips);
+    }
+    ASSERT_GE(fp.size(), std::size_t{1} << 18);
+    EXPECT_EQ(fast_pairs(fp, 3, 0), expected);
+    EXPECT_EQ(fast_pairs(fp, 3, 4), expected);
+}
