@@ -1,5 +1,6 @@
 #include "block_layout.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -88,22 +89,54 @@ bool BlockLayout::reports_pair(std::size_t t, std::uint64_t x) const noexcept {
     return lowest_zero_blocks == tables_[t];
 }
 
-int BlockLayout::choose_blocks(int k, std::size_t distinct) {
-    const double m = static_cast<double>(distinct);
+// Candidates a table lets through, estimated on a sample: the pairs of sampled
+// values sharing the table's prefix, scaled by (m / s)^2. The sample is every
+// (m / s)-th value of `distinct`.
+static double sampled_candidates(const BlockLayout &layout, std::size_t t, const std::vector<std::uint64_t> &sample,
+                                 std::size_t m, std::vector<std::uint64_t> &keys) {
+    const int bits = layout.prefix_bits(t);
+    const double s = static_cast<double>(sample.size());
+    if (bits == 0) return static_cast<double>(m) * static_cast<double>(m - 1) / 2.0;
+    keys.clear();
+    for (std::uint64_t v : sample) keys.push_back(layout.permute(t, v) >> (64 - bits));
+    std::sort(keys.begin(), keys.end());
+    double pairs = 0;
+    for (std::size_t i = 0; i < keys.size();) {
+        std::size_t j = i;
+        while (j < keys.size() && keys[j] == keys[i]) ++j;
+        double r = static_cast<double>(j - i);
+        pairs += r * (r - 1) / 2.0;
+        i = j;
+    }
+    const double scale = static_cast<double>(m) / s;
+    return pairs * scale * scale;
+}
+
+int BlockLayout::choose_blocks(int k, const std::uint64_t *distinct, std::size_t m) {
+    if (m < 2) return k;
+    constexpr std::size_t kSample = 4096;
+    constexpr std::size_t kSampledTables = 512;
+    std::size_t evaluated = 0;
+    std::vector<std::uint64_t> sample, keys;
+    const std::size_t s = std::min(m, kSample);
+    for (std::size_t j = 0; j < s; ++j) sample.push_back(distinct[j * m / s]);
+    const double md = static_cast<double>(m);
     int best = k;
-    double best_cost = std::numeric_limits<double>::infinity();
-    for (int blocks = k; blocks <= 64; ++blocks) {
+    double best_cost = md * (md - 1) / 2.0 + 2.0 * md;  // one table, no prefix: all pairs
+    for (int blocks = k + 1; blocks <= 64; ++blocks) {
         std::size_t tables = binomial(blocks, k);
         if (tables > kMaxLayoutTables) break;
-        // The shortest prefix: the blocks - k narrowest blocks.
-        int narrow = 64 / blocks;
-        int wide_blocks = 64 % blocks;
-        int chosen = blocks - k;
-        int narrow_blocks = blocks - wide_blocks;
-        int bits = chosen <= narrow_blocks ? chosen * narrow : narrow_blocks * narrow + (chosen - narrow_blocks) * (narrow + 1);
-        double passes = std::ceil(bits / 8.0);
-        double candidates = m * m / std::ldexp(1.0, bits + 1);
-        double cost = static_cast<double>(tables) * (m * (passes + 2.0) + candidates);
+        const BlockLayout layout(k, blocks);
+        // Sorting alone grows with the tables: past the best cost, stop.
+        double cost = 0;
+        for (std::size_t t = 0; t < tables && cost < best_cost; ++t)
+            cost += md * (std::ceil(layout.prefix_bits(t) / 8.0) + 2.0);
+        if (cost >= best_cost) break;
+        // Sampling costs a sort of the sample per table: past a budget of tables
+        // (large k), assume random data instead.
+        for (std::size_t t = 0; t < tables && cost < best_cost; ++t, ++evaluated)
+            cost += evaluated < kSampledTables ? sampled_candidates(layout, t, sample, m, keys)
+                                               : md * md / std::ldexp(1.0, layout.prefix_bits(t) + 1);
         if (cost < best_cost) {
             best_cost = cost;
             best = blocks;

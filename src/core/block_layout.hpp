@@ -38,10 +38,11 @@ public:
     // there reports it exactly once, with no set of pairs already seen.
     bool reports_pair(std::size_t t, std::uint64_t x) const noexcept;
 
-    // The layout with the least estimated work for `distinct` random
-    // fingerprints: per table a radix sort plus the candidate pairs its prefix
-    // lets through (distinct^2 / 2^(prefix bits + 1)). 1 <= k <= 64.
-    static int choose_blocks(int k, std::size_t distinct);
+    // The layout with the least estimated work for the m distinct fingerprints
+    // `distinct`: per table a radix sort plus the candidate pairs its prefix lets
+    // through, counted on a sample of 4096, so that blocks with little entropy
+    // (skewed fingerprints) are avoided. 1 <= k <= 64.
+    static int choose_blocks(int k, const std::uint64_t *distinct, std::size_t m);
 
 private:
     int k_;

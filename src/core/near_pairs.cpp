@@ -108,7 +108,7 @@ __attribute__((always_inline)) inline void sweep_tables_body(const Groups &g, co
                                                              Poller &poll, OnPair &on_pair) {
     const std::size_t m = g.distinct.size();
     if (m < 2) return;
-    const int blocks = options.blocks ? options.blocks : BlockLayout::choose_blocks(options.k, m);
+    const int blocks = options.blocks ? options.blocks : BlockLayout::choose_blocks(options.k, g.distinct.data(), m);
     const BlockLayout layout(options.k, blocks);
     const int k = options.k;
     std::vector<Entry> entries(m), scratch;

@@ -130,13 +130,20 @@ TEST(BlockLayout, RejectsBadLayouts) {
     EXPECT_NO_THROW(BlockLayout(64, 64));
 }
 
-TEST(BlockLayout, ChoosesPigeonholeForLargeInputs) {
-    EXPECT_EQ(BlockLayout::choose_blocks(3, 10), 3);  // tiny: brute force
-    int b = BlockLayout::choose_blocks(3, 1000000);
-    EXPECT_GE(b, 4);
-    EXPECT_LE(b, 6);
-    for (int k = 1; k <= 64; ++k) {
-        int blocks = BlockLayout::choose_blocks(k, 1000000);
+TEST(BlockLayout, ChoosesByTheData) {
+    std::mt19937_64 rng(9);
+    std::vector<std::uint64_t> few(10), many(300000), skewed(300000);
+    for (auto &v : few) v = rng();
+    for (auto &v : many) v = rng();
+    // Low 16 bits carry 6 random bits only: a 16-bit block there is a poor prefix.
+    for (auto &v : skewed) v = (rng() & ~std::uint64_t{0xFFFF}) | ((rng() & 0x3F) << 10);
+    std::sort(many.begin(), many.end());
+    std::sort(skewed.begin(), skewed.end());
+    EXPECT_EQ(BlockLayout::choose_blocks(3, few.data(), few.size()), 3);  // tiny: all pairs
+    EXPECT_EQ(BlockLayout::choose_blocks(3, many.data(), many.size()), 4);
+    EXPECT_GT(BlockLayout::choose_blocks(3, skewed.data(), skewed.size()), 4);
+    for (int k = 1; k <= 64; k += 7) {
+        int blocks = BlockLayout::choose_blocks(k, many.data(), many.size());
         EXPECT_NO_THROW(BlockLayout(k, blocks)) << k;
     }
 }
