@@ -37,7 +37,7 @@ PG_CPPFLAGS = -isystem $(shell $(PG_CONFIG) --includedir-server) -isystem $(shel
 # PGXS links with gcc: name the C++ runtime; ICU gives Unicode properties.
 SHLIB_LINK  = -lstdc++ -licuuc
 
-EXTRA_CLEAN = simhash--1.0.sql test/unit/run_unit_tests $(FUZZ_BINS) test/fuzz/corpus-work output_iso
+EXTRA_CLEAN = simhash--1.0.sql test/unit/run_unit_tests test/quality/evaluate_defaults test/bench/core_throughput $(FUZZ_BINS) test/fuzz/corpus-work output_iso
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -81,3 +81,26 @@ fuzz-smoke: $(FUZZ_BINS)
 	done
 
 .PHONY: unit fuzz-smoke
+
+# ---- Choice of the default text options, and core throughput, on the PEP revisions ----
+# PEPS holds versions.tar.zst and consecutive_revision_pairs.tsv (see its README);
+# the versions are unpacked once into PEPS_WORK unless PEPS already has them.
+PEPS      ?= ../shared/data/peps
+PEPS_WORK ?= /tmp/simhash-peps
+TOOL_FLAGS = -std=c++17 -O2 -Wall -Wextra $(if $(WERROR),-Werror) -Isrc/core
+PEPS_ROOT_SH = if [ -d "$(PEPS)/versions" ]; then root="$(PEPS)"; else root="$(PEPS_WORK)"; \
+	[ -d "$$root/versions" ] || { mkdir -p "$$root" && zstd -d --long=27 -c "$(PEPS)/versions.tar.zst" | tar x -C "$$root"; }; fi
+
+test/quality/evaluate_defaults: test/quality/evaluate_defaults.cpp $(CORE_SRCS) $(wildcard src/core/*.hpp)
+	$(CXX) $(TOOL_FLAGS) $(CORE_SRCS) $< -o $@ -licuuc
+
+test/bench/core_throughput: test/bench/core_throughput.cpp $(CORE_SRCS) $(wildcard src/core/*.hpp)
+	$(CXX) $(TOOL_FLAGS) $(CORE_SRCS) $< -o $@ -licuuc
+
+quality: test/quality/evaluate_defaults
+	@$(PEPS_ROOT_SH); ./test/quality/evaluate_defaults "$$root" "$(PEPS)/consecutive_revision_pairs.tsv" "$(shell $(PG_CONFIG) --sharedir)/tsearch_data/english.stop"
+
+bench-core: test/bench/core_throughput
+	@$(PEPS_ROOT_SH); ./test/bench/core_throughput "$$root" $(ROUNDS)
+
+.PHONY: quality bench-core

@@ -4,6 +4,7 @@
 SELECT current_database() AS regress_db \gset
 CREATE DATABASE simhash_enc_utf8 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
 CREATE DATABASE simhash_enc_latin1 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+CREATE DATABASE simhash_enc_sql_ascii ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
 -- Only characters that LATIN1 has (the test file is UTF-8; the client says so).
 \set doc '''Crème brûlée à la façon de Noël: naïve Übermaß, déjà vu, garçon! ÉTÉ été Été.'''
 
@@ -53,6 +54,19 @@ SELECT simhash('the cat', stop_words => 'russian') = simhash('the cat') AS russi
 SELECT simhash('µ') = :'utf8_micro' AS micro_fingerprint;
 SELECT * FROM simhash_features('µ');
 
+-- SQL_ASCII: bytes are taken as they are; UTF-8 text gives the UTF8 fingerprints,
+-- and bytes that are not UTF-8 separate words instead of raising an error.
+\c simhash_enc_sql_ascii
+SET client_encoding = 'UTF8';
+CREATE EXTENSION simhash;
+SELECT simhash(:doc) = :'utf8_words' AS words,
+       simhash(:doc, tokens => 'chars') = :'utf8_chars' AS chars,
+       simhash(ARRAY['crème', 'brûlée']) = :'utf8_text_array' AS text_array,
+       (SELECT string_agg(feature || ':' || weight, ' ') FROM simhash_features(:doc)) = :'utf8_features' AS features;
+SELECT simhash(E'caf\xe9 au lait') = simhash('caf au lait') AS latin1_byte_separates;
+SELECT feature FROM simhash_features(E'caf\xe9 au lait');
+
 \c :regress_db
 DROP DATABASE simhash_enc_utf8 WITH (FORCE);
 DROP DATABASE simhash_enc_latin1 WITH (FORCE);
+DROP DATABASE simhash_enc_sql_ascii WITH (FORCE);

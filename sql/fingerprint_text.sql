@@ -111,6 +111,24 @@ DROP TABLE fp_docs;
 CREATE TEMP TABLE big_doc AS SELECT repeat('lorem ipsum dolor sit amet consectetur ', 2000000) AS body;
 SET statement_timeout = '20ms';
 SELECT simhash(body, shingle => 16, weighting => 'log_tf') FROM big_doc;
+SELECT count(*) FROM big_doc, simhash_features(body, shingle => 16);
 RESET statement_timeout;
 SELECT simhash(left(body, 39000)) = simhash(repeat('lorem ipsum dolor sit amet consectetur ', 1000)) AS still_works
 FROM big_doc;
+-- Parallel workers compute the same fingerprints (each loads its own stop-word list).
+CREATE TABLE par_docs AS
+    SELECT g AS id, format('document %s of the %s and the %s', g, md5(g::text), md5((g % 97)::text)) AS body
+    FROM generate_series(1, 20000) g;
+ANALYZE par_docs;
+SELECT sum(hashtextextended(simhash(body, stop_words => 'english')::text, 0)) AS serial_sum FROM par_docs \gset
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT sum(hashtextextended(simhash(body, stop_words => 'english')::text, 0)) FROM par_docs;
+SELECT sum(hashtextextended(simhash(body, stop_words => 'english')::text, 0)) = :serial_sum AS parallel_same FROM par_docs;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE par_docs;

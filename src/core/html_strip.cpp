@@ -92,6 +92,12 @@ public:
             poll();
             const char c = s_[pos_];
             if (c != '<' && c != '&') {
+                // Long text goes out in pieces, so the tokenizer's work is polled
+                // too; a piece never ends before a continuation byte.
+                if (pos_ - text_start >= kPollBytes && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+                    flush(text_start);
+                    text_start = pos_;
+                }
                 ++pos_;
                 continue;
             }

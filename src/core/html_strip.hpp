@@ -12,7 +12,8 @@ namespace simhash {
 
 class HtmlSink {
 public:
-    // A run of text. Runs end only at markup, so none splits a valid UTF-8 sequence.
+    // A run of text; consecutive runs may continue one word. No run ends inside
+    // a valid UTF-8 sequence.
     virtual void text(std::string_view run) = 0;
     // Where a tag, comment or dropped element was.
     virtual void separator() = 0;

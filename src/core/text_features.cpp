@@ -1,5 +1,6 @@
 #include "text_features.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -60,6 +61,59 @@ void weigh(std::vector<WeightedFeature> &features, const std::vector<std::uint64
     keep_top_n(features, static_cast<std::size_t>(options.top_n));
 }
 
+// Occurrences per feature hash: open addressing with linear probing, because
+// std::unordered_map's node per entry made binary and log_tf several times
+// slower than tf. Hashes are XXH3 or lookup3 outputs, already uniform: no mixing
+// needed.
+class CountMap {
+public:
+    void increment(std::uint64_t key) {
+        if (2 * (size_ + 1) > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = static_cast<std::size_t>(key) & mask;; i = (i + 1) & mask) {
+            Slot &s = slots_[i];
+            if (s.count == 0) {
+                s = Slot{key, 1};
+                ++size_;
+                return;
+            }
+            if (s.key == key) {
+                ++s.count;
+                return;
+            }
+        }
+    }
+
+    std::size_t size() const { return size_; }
+
+    template <class F>
+    void for_each(F &&f) const {
+        for (const Slot &s : slots_)
+            if (s.count != 0) f(s.key, s.count);
+    }
+
+private:
+    struct Slot {
+        std::uint64_t key;
+        std::uint64_t count;  // 0: empty
+    };
+
+    void grow() {
+        std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2), Slot{0, 0});
+        old.swap(slots_);
+        const std::size_t mask = slots_.size() - 1;
+        for (const Slot &s : old) {
+            if (s.count == 0) continue;
+            std::size_t i = static_cast<std::size_t>(s.key) & mask;
+            while (slots_[i].count != 0) i = (i + 1) & mask;
+            slots_[i] = s;
+        }
+    }
+
+    std::vector<Slot> slots_;
+    std::size_t size_ = 0;
+};
+
 // Turns features into a fingerprint. Plain term frequency votes once per
 // occurrence and keeps no state per feature; the other forms need each
 // feature's count, so their memory grows with the distinct features (never with
@@ -72,7 +126,7 @@ public:
     void feature(std::string_view f) {
         const std::uint64_t h = hash_(f);
         if (counting_)
-            ++counts_[h];
+            counts_.increment(h);
         else
             vote_.add_unit(h);
     }
@@ -81,17 +135,18 @@ public:
     // does not matter.
     std::uint64_t fingerprint() {
         if (options_.idf == nullptr && options_.top_n == 0) {
-            for (const auto &[hash, count] : counts_) vote_.add(hash, weight_of(options_.weighting, count));
+            counts_.for_each(
+                [this](std::uint64_t hash, std::uint64_t count) { vote_.add(hash, weight_of(options_.weighting, count)); });
             return vote_.fingerprint();
         }
         std::vector<WeightedFeature> features;
         std::vector<std::uint64_t> counts;
         features.reserve(counts_.size());
         counts.reserve(counts_.size());
-        for (const auto &[hash, count] : counts_) {
+        counts_.for_each([&](std::uint64_t hash, std::uint64_t count) {
             features.push_back(WeightedFeature{hash, 0});
             counts.push_back(count);
-        }
+        });
         weigh(features, counts, options_);
         for (const auto &f : features) vote_.add(f.hash, f.weight);
         return vote_.fingerprint();
@@ -102,7 +157,7 @@ private:
     const FeatureHasher hash_;
     const bool counting_;
     Vote vote_;
-    std::unordered_map<std::uint64_t, std::uint64_t> counts_;
+    CountMap counts_;
 };
 
 // Features are distinct by hash: two strings with the same 64-bit hash are one

@@ -20,13 +20,18 @@
 
 namespace simhash {
 
+// Defaults chosen by measurement on the PEP revisions (docs/defaults.md): words,
+// unigrams, term frequency, no stop words; character n-grams default to n = 3.
+constexpr int kDefaultWordShingle = 1;
+constexpr int kDefaultCharShingle = 3;
+
 struct TextOptions {
     enum class Tokens { words, chars };
     enum class Weighting { tf, binary, log_tf };
     enum class Hash { xxh3, jenkins };
 
     Tokens tokens = Tokens::words;
-    int shingle = 1;                        // tokens per feature, 1..kMaxShingle
+    int shingle = kDefaultWordShingle;      // tokens per feature, 1..kMaxShingle
     Weighting weighting = Weighting::tf;
     const StopWords *stop_words = nullptr;  // not owned; nullptr: keep every word
     bool html = false;

@@ -73,14 +73,19 @@ Datum feature_rows(FunctionCallInfo fcinfo, const simhash::TextOptions &options)
             CHECK_FOR_INTERRUPTS();
         const char *feature = flat.bytes + flat.offsets[i];
         int length = static_cast<int>(flat.offsets[i + 1] - flat.offsets[i]);
-        const char *server = pg_any_to_server(feature, length, PG_UTF8);
+        char *server = pg_any_to_server(feature, length, PG_UTF8);
+        text *shown = server == feature ? cstring_to_text_with_len(feature, length) : cstring_to_text(server);
         Datum values[3] = {
-            PointerGetDatum(server == feature ? cstring_to_text_with_len(feature, length) : cstring_to_text(server)),
+            PointerGetDatum(shown),
             Int64GetDatum(static_cast<int64>(flat.hashes[i])),
             Float8GetDatum(flat.weights[i]),
         };
         bool nulls[3] = {false, false, false};
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+        // The tuplestore copied the row: keep memory to the features plus one row.
+        pfree(shown);
+        if (server != feature)
+            pfree(server);
     }
     return (Datum) 0;
 }

@@ -16,9 +16,6 @@ namespace {
 // Positions after the document, in the order of the SQL signature.
 enum OptionArg { kTokens, kShingle, kWeighting, kStopWords, kHtml, kSeed, kHash, kTopN, kOptionCount };
 
-constexpr int kDefaultWordShingle = 1;
-constexpr int kDefaultCharShingle = 3;
-
 pg_attribute_noreturn() void bad_option(const char *option, const char *value, const char *hint) {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("invalid value for option %s: \"%s\"", option, value), errhint("%s", hint)));
@@ -65,8 +62,8 @@ bool text_options_from_args(FunctionCallInfo fcinfo, int first, simhash::TextOpt
     options->tokens = parse_tokens(text_to_cstring(PG_GETARG_TEXT_PP(first + kTokens)));
     options->weighting = parse_weighting(text_to_cstring(PG_GETARG_TEXT_PP(first + kWeighting)));
     if (PG_ARGISNULL(first + kShingle)) {
-        options->shingle =
-            options->tokens == simhash::TextOptions::Tokens::chars ? kDefaultCharShingle : kDefaultWordShingle;
+        const bool chars = options->tokens == simhash::TextOptions::Tokens::chars;
+        options->shingle = chars ? simhash::kDefaultCharShingle : simhash::kDefaultWordShingle;
     } else {
         int32 shingle = PG_GETARG_INT32(first + kShingle);
         if (shingle < 1 || shingle > simhash::kMaxShingle)

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "html_strip.hpp"
 
@@ -84,4 +85,25 @@ TEST(HtmlStrip, InterruptCancels) {
     } catch (const simhash::Error &e) {
         EXPECT_EQ(e.kind(), simhash::Error::Kind::cancelled);
     }
+}
+
+// Long text is handed over in pieces of about 16 KB, never inside a UTF-8
+// sequence, so the tokenizer's work between polls stays bounded.
+TEST(HtmlStrip, LongTextInPiecesThatKeepSequencesWhole) {
+    struct Pieces final : simhash::HtmlSink {
+        std::vector<std::string> runs;
+        void text(std::string_view run) override { runs.emplace_back(run); }
+        void separator() override {}
+    } c;
+    std::string text;
+    for (int i = 0; i < 20000; ++i) text += "\xC3\xA9\xE6\x97\xA5x";  // é 日 x
+    simhash::strip_html(text, c, nullptr);
+    std::string joined;
+    for (const auto &r : c.runs) {
+        EXPECT_LE(r.size(), 16384u + 3);
+        EXPECT_NE(static_cast<unsigned char>(r[0]) & 0xC0, 0x80);
+        joined += r;
+    }
+    EXPECT_GT(c.runs.size(), 5u);
+    EXPECT_EQ(joined, text);
 }

@@ -56,6 +56,7 @@ TEST(TextFeatures, DefaultsAreWordsUnigramTfNoStopWords) {
     EXPECT_EQ(o.stop_words, nullptr);
     EXPECT_FALSE(o.html);
     EXPECT_EQ(o.seed, 0u);
+    EXPECT_EQ(simhash::kDefaultCharShingle, 3);
 }
 
 // The scheme is frozen: a change to any rule that moves this value is a new scheme.
@@ -176,10 +177,14 @@ TEST(TextFeatures, ExplainReproducesFingerprint) {
 TEST(TextFeatures, LongTextPiecesKeepSequencesWhole) {
     std::string text;
     for (int i = 0; i < 10000; ++i) text += "xxx\xC3\xA9 ";  // 6 bytes: 16384 % 6 lands on \xA9
-    const auto rows = simhash::explain_text(text, TextOptions{}, nullptr);
-    ASSERT_EQ(rows.size(), 1u);
-    EXPECT_EQ(rows[0].feature, "xxx\xC3\xA9");
-    EXPECT_EQ(rows[0].weight, 10000 * simhash::kUnitWeight);
+    for (bool html : {false, true}) {
+        TextOptions o;
+        o.html = html;
+        const auto rows = simhash::explain_text(text, o, nullptr);
+        ASSERT_EQ(rows.size(), 1u);
+        EXPECT_EQ(rows[0].feature, "xxx\xC3\xA9");
+        EXPECT_EQ(rows[0].weight, 10000 * simhash::kUnitWeight);
+    }
 }
 
 TEST(TextFeatures, ValidateNamesTheOption) {
@@ -221,5 +226,19 @@ TEST(TextFeatures, InterruptCancels) {
             EXPECT_EQ(e.kind(), simhash::Error::Kind::cancelled);
         }
         EXPECT_THROW(simhash::explain_text(text, o, [] { return true; }), simhash::Error);
+    }
+}
+
+// Many distinct features, some repeated: the per-feature counts of binary and
+// log_tf (an open-addressing table that grows) must match explain_text's.
+TEST(TextFeatures, ManyDistinctFeaturesCountedExactly) {
+    std::string text;
+    for (int i = 0; i < 20000; ++i) text += "w" + std::to_string(i % 7001) + "x ";
+    for (auto weighting : {TextOptions::Weighting::binary, TextOptions::Weighting::log_tf}) {
+        TextOptions o;
+        o.weighting = weighting;
+        const auto rows = simhash::explain_text(text, o, nullptr);
+        ASSERT_EQ(rows.size(), 7001u);
+        EXPECT_EQ(from_rows(rows), fp(text, o));
     }
 }
