@@ -32,7 +32,8 @@ WHERE e.extname = 'simhash'
     OR (x.refclassid = 'pg_proc'::regclass AND x.refobjid IN (SELECT oid FROM pg_proc WHERE pronamespace = 'evil'::regnamespace)));
 -- every object of the extension lives in s
 SELECT DISTINCT pg_describe_object(d.classid, d.objid, 0) LIKE '% s.%' OR pg_describe_object(d.classid, d.objid, 0) LIKE 's.%'
-       OR pg_describe_object(d.classid, d.objid, 0) LIKE 'cast from %' AS in_s_or_a_cast
+       OR pg_describe_object(d.classid, d.objid, 0) LIKE 'cast from %'
+       OR pg_describe_object(d.classid, d.objid, 0) = 'access method simhash' AS in_s_or_a_cast
 FROM pg_depend d JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
 WHERE e.extname = 'simhash';
 SELECT DISTINCT n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace

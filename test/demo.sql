@@ -16,7 +16,7 @@ SELECT a.id AS doc_a, b.id AS doc_b, a.fp <-> b.fp AS distance,
 FROM docs a JOIN docs b ON a.id < b.id AND simhash_within(a.fp, b.fp, 3)
 ORDER BY distance, doc_a, doc_b;
 
-\echo 'Distance from each document to its nearest other document, by kind of pair:'
+\echo 'Distances over all pairs of documents, by kind of pair:'
 \echo
 SELECT CASE WHEN a.pep = b.pep THEN 'revisions of the same PEP' ELSE 'different PEPs' END AS pair,
        count(*) AS pairs, min(a.fp <-> b.fp) AS min_distance,
@@ -24,6 +24,7 @@ SELECT CASE WHEN a.pep = b.pep THEN 'revisions of the same PEP' ELSE 'different 
 FROM docs a JOIN docs b ON a.id < b.id
 GROUP BY 1 ORDER BY 1 DESC;
 
-\echo 'What makes two revisions match: the features a short document contributes'
+\echo 'Why documents match: the heaviest of the features a short document votes with'
 \echo
-SELECT feature, weight FROM simhash_features((SELECT body FROM docs WHERE id = 4)) LIMIT 8;
+SELECT feature, weight FROM simhash_features((SELECT body FROM docs WHERE id = 4))
+ORDER BY weight DESC, feature LIMIT 8;

@@ -5,3 +5,7 @@ extern "C" {
 
 PG_MODULE_MAGIC;
 }
+
+void simhash_register_reloptions();
+
+extern "C" void _PG_init(void) { simhash_register_reloptions(); }

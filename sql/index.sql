@@ -1,0 +1,276 @@
+-- The simhash index answers exactly what a sequential scan answers: at every
+-- radius, on random and clustered data, through every scan kind and both
+-- predicate forms, before and after writes. NULLs are not indexed.
+SET client_min_messages = warning;
+
+-- Deterministic fingerprints: hashint8extended is stable across platforms.
+CREATE FUNCTION fp_of(i int, seed int) RETURNS simhash64
+    LANGUAGE sql IMMUTABLE AS $$ SELECT hashint8extended(i, seed)::simhash64 $$;
+-- A fingerprint with n low-entropy bit flips of base, picked by i.
+CREATE FUNCTION flip(base simhash64, i int, n int) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS $$
+    SELECT (base::bigint # coalesce((SELECT bit_or(1::bigint << (abs(hashint4(i * 64 + j)) % 64))
+                                     FROM generate_series(1, n) j), 0))::simhash64 $$;
+
+CREATE TABLE docs (id serial PRIMARY KEY, fp simhash64);
+-- random
+INSERT INTO docs (fp) SELECT fp_of(i, 1) FROM generate_series(1, 3000) i;
+-- 400 identical
+INSERT INTO docs (fp) SELECT 'aaaabbbbccccdddd'::simhash64 FROM generate_series(1, 400);
+-- 1200 sharing a 40-bit prefix
+INSERT INTO docs (fp) SELECT ((x'0123456789'::bit(40)::bigint << 24) | (hashint8extended(i, 2) & 16777215))::simhash64
+    FROM generate_series(1, 1200) i;
+-- near-duplicate families: 30 centers, 20 members each within 1..6 bits
+INSERT INTO docs (fp) SELECT flip(fp_of(c, 3), c * 100 + m, 1 + m % 6)
+    FROM generate_series(1, 30) c, generate_series(1, 20) m;
+INSERT INTO docs (fp) SELECT NULL FROM generate_series(1, 50);
+
+-- Query points: random, the identical value, prefix members, family centers and neighbours.
+CREATE TABLE queries (qid int PRIMARY KEY, q simhash64);
+INSERT INTO queries SELECT i, fp_of(i, 9) FROM generate_series(1, 6) i;
+INSERT INTO queries SELECT 10 + row_number() OVER (ORDER BY id), fp FROM docs WHERE id IN (1, 3001, 3402, 3900, 4700);
+INSERT INTO queries VALUES (20, flip('aaaabbbbccccdddd', 1, 2)), (21, flip('aaaabbbbccccdddd', 2, 5));
+INSERT INTO queries SELECT 30 + c, flip(fp_of(c, 3), c, c % 4) FROM generate_series(1, 8) c;
+
+-- Runs every (query, k) through one scan kind and predicate form; compares the
+-- multiset of fingerprints with a sequential scan's, and reports whether the
+-- plan used the scan kind asked for.
+CREATE FUNCTION compare_modes(tab text, kmax int)
+RETURNS TABLE (mode text, form text, plan_ok bool, matches bigint, missing bigint, extra bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    sql text;
+    line text;
+    plan text;
+BEGIN
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_indexscan', 'off', true);
+    PERFORM set_config('enable_indexonlyscan', 'off', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    DROP TABLE IF EXISTS expect;
+    EXECUTE format('CREATE TEMP TABLE expect AS SELECT q.qid, k.k, d.fp FROM queries q,
+        generate_series(0, %s) k(k), %s d WHERE hamming_distance(d.fp, q.q) <= k.k', kmax, tab);
+    FOREACH mode IN ARRAY ARRAY['Index Scan', 'Bitmap Index Scan', 'Index Only Scan'] LOOP
+        FOREACH form IN ARRAY ARRAY['ball', 'within'] LOOP
+            PERFORM set_config('enable_seqscan', 'off', true);
+            -- enable_indexscan = off disables index-only scans too.
+            PERFORM set_config('enable_indexscan', (mode <> 'Bitmap Index Scan')::text, true);
+            PERFORM set_config('enable_indexonlyscan', (mode = 'Index Only Scan')::text, true);
+            PERFORM set_config('enable_bitmapscan', (mode = 'Bitmap Index Scan')::text, true);
+            sql := format('SELECT q.qid, k.k, d.fp FROM queries q, generate_series(0, %s) k(k), %s d WHERE %s',
+                          kmax, tab, CASE form WHEN 'ball' THEN 'd.fp <@ simhash_ball(q.q, k.k)'
+                                              ELSE 'simhash_within(d.fp, q.q, k.k)' END);
+            plan := '';
+            FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || sql LOOP plan := plan || line || E'\n'; END LOOP;
+            plan_ok := position(mode || CASE mode WHEN 'Bitmap Index Scan' THEN ' on' ELSE ' using' END IN plan) > 0;
+            DROP TABLE IF EXISTS got;
+            EXECUTE 'CREATE TEMP TABLE got AS ' || sql;
+            SELECT count(*) INTO matches FROM got;
+            SELECT count(*) INTO missing FROM (SELECT * FROM expect EXCEPT ALL SELECT * FROM got) x;
+            SELECT count(*) INTO extra FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM expect) x;
+            RETURN NEXT;
+        END LOOP;
+    END LOOP;
+END $$;
+
+-- ORDER BY fp <-> q LIMIT n through the index against a sorted sequential
+-- scan: the distance sequences must be equal (ties may come in any order).
+CREATE FUNCTION compare_knn(tab text, n int) RETURNS TABLE (queries bigint, plan_ok bool, differing bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    r record;
+    a int[];
+    b int[];
+    plan text := '';
+    line text;
+BEGIN
+    queries := 0;
+    differing := 0;
+    FOR r IN SELECT * FROM queries LOOP
+        PERFORM set_config('enable_seqscan', 'on', true);
+        PERFORM set_config('enable_indexscan', 'off', true);
+        PERFORM set_config('enable_indexonlyscan', 'off', true);
+        PERFORM set_config('enable_bitmapscan', 'off', true);
+        EXECUTE format('SELECT array_agg(d) FROM (SELECT fp <-> $1 AS d FROM %s ORDER BY fp <-> $1 LIMIT %s) x', tab, n)
+            INTO a USING r.q;
+        PERFORM set_config('enable_seqscan', 'off', true);
+        PERFORM set_config('enable_indexscan', 'on', true);
+        EXECUTE format('SELECT array_agg(d) FROM (SELECT fp <-> $1 AS d FROM %s ORDER BY fp <-> $1 LIMIT %s) x', tab, n)
+            INTO b USING r.q;
+        IF plan = '' THEN
+            FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT id FROM %s ORDER BY fp <-> %L::simhash64 LIMIT %s', tab, r.q, n)
+            LOOP plan := plan || line; END LOOP;
+        END IF;
+        queries := queries + 1;
+        IF a IS DISTINCT FROM b THEN differing := differing + 1; END IF;
+    END LOOP;
+    plan_ok := position('Index Scan using' IN plan) > 0 AND position('Order By' IN plan) > 0;
+    RETURN NEXT;
+END $$;
+
+CREATE INDEX docs_fp ON docs USING simhash (fp);
+VACUUM ANALYZE docs;
+SELECT max_distance, tables, prefix_bits, entries, dead_entries FROM simhash_index_info('docs_fp');
+SELECT simhash_index_check('docs_fp', true);
+SELECT * FROM compare_modes('docs', 12);
+SELECT * FROM compare_knn('docs', 25);
+SELECT * FROM compare_knn('docs', 700);
+
+-- Radii far beyond the layout are still exact (a sweep of one table).
+SET enable_seqscan = off;
+SELECT count(*) FROM docs WHERE fp <@ simhash_ball('0000000000000000', 40);
+RESET enable_seqscan;
+SELECT count(*) FROM docs WHERE bit_count((fp::bigint # 0)::bit(64)) <= 40;
+-- NULL query arguments match nothing; NULL rows match no qualifier, but an
+-- ORDER BY scan without one returns them last (the index keeps a NULL list).
+SET enable_seqscan = off;
+SELECT count(*) FROM docs WHERE fp <@ simhash_ball(NULL, 3);
+SELECT count(*) FROM docs WHERE fp = 'aaaabbbbccccdddd';
+SELECT count(*) FROM (SELECT id FROM docs ORDER BY fp <-> 'aaaabbbbccccdddd' LIMIT 10000) x;
+SELECT count(*) FILTER (WHERE fp IS NULL) AS nulls, bool_and(d IS NULL) FILTER (WHERE fp IS NULL) AS null_distance
+FROM (SELECT fp, fp <-> 'aaaabbbbccccdddd' AS d FROM docs ORDER BY fp <-> 'aaaabbbbccccdddd' LIMIT 10000 OFFSET 5190) x;
+RESET enable_seqscan;
+
+-- Writes after the build: inserts (more of every cluster), updates, deletes, vacuum.
+INSERT INTO docs (fp) SELECT fp_of(i, 5) FROM generate_series(1, 2000) i;
+INSERT INTO docs (fp) SELECT 'aaaabbbbccccdddd'::simhash64 FROM generate_series(1, 700);
+INSERT INTO docs (fp) SELECT flip(fp_of(c, 3), c * 1000 + m, 1 + m % 3) FROM generate_series(1, 30) c, generate_series(1, 10) m;
+UPDATE docs SET fp = flip(fp, id, 2) WHERE id % 7 = 0;
+INSERT INTO docs (fp) SELECT NULL FROM generate_series(1, 20);
+UPDATE docs SET fp = NULL WHERE id % 101 = 0;
+SELECT simhash_index_check('docs_fp', true);
+DELETE FROM docs WHERE id % 5 = 0;
+SELECT dead_entries > 0 AS has_dead FROM simhash_index_info('docs_fp');
+VACUUM docs;
+SELECT dead_entries, entries = 4 * (SELECT count(fp) FROM docs) AS entries_match FROM simhash_index_info('docs_fp');
+SELECT simhash_index_check('docs_fp', true);
+SELECT * FROM compare_modes('docs', 8);
+SELECT * FROM compare_knn('docs', 25);
+-- Space freed by VACUUM is reused: refilling the deleted rows' count adds few pages.
+SELECT pages AS before_pages FROM simhash_index_info('docs_fp') \gset
+INSERT INTO docs (fp) SELECT fp FROM docs WHERE id % 5 = 1 LIMIT 1500;
+SELECT pages - :before_pages < 20 AS reused FROM simhash_index_info('docs_fp');
+SELECT simhash_index_check('docs_fp', true);
+
+-- The planner: the index for a small radius, a sequential scan when most rows qualify.
+ANALYZE docs;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE fp <@ simhash_ball('0123456789abcdef', 3);
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE simhash_within(fp, '0123456789abcdef', 3);
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE fp <@ simhash_ball('0123456789abcdef', 40);
+EXPLAIN (COSTS OFF) SELECT id FROM docs;
+EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> '0123456789abcdef' LIMIT 5;
+
+-- A self-join: one index probe per outer row, through simhash_within.
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM docs a JOIN docs b ON simhash_within(a.fp, b.fp, 3) AND a.id < b.id;
+SET enable_seqscan = off;
+CREATE TEMP TABLE pairs_index AS SELECT a.id AS a, b.id AS b FROM docs a JOIN docs b ON simhash_within(a.fp, b.fp, 3) AND a.id < b.id;
+RESET enable_seqscan;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+CREATE TEMP TABLE pairs_seq AS SELECT a.id AS a, b.id AS b FROM docs a JOIN docs b ON hamming_distance(a.fp, b.fp) <= 3 AND a.id < b.id;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+SELECT (SELECT count(*) FROM pairs_seq) AS pairs,
+       (SELECT count(*) FROM (SELECT * FROM pairs_seq EXCEPT ALL SELECT * FROM pairs_index) x) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM pairs_index EXCEPT ALL SELECT * FROM pairs_seq) x) AS extra;
+-- ORDER BY without LIMIT through the index: every row, NULL rows last, same as a sort.
+SET enable_seqscan = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> 'aaaabbbbccccdddd';
+CREATE TEMP TABLE knn_all AS SELECT row_number() OVER () AS r, fp <-> 'aaaabbbbccccdddd' AS d FROM docs ORDER BY fp <-> 'aaaabbbbccccdddd';
+RESET enable_seqscan;
+RESET enable_sort;
+SELECT count(*) = (SELECT count(*) FROM docs) AS all_rows,
+       bool_and(d IS NULL) FILTER (WHERE r > (SELECT count(fp) FROM docs)) AS nulls_last,
+       array_agg(d ORDER BY r) FILTER (WHERE d IS NOT NULL) =
+         (SELECT array_agg(fp <-> 'aaaabbbbccccdddd' ORDER BY fp <-> 'aaaabbbbccccdddd') FROM docs WHERE fp IS NOT NULL) AS same_order
+FROM knn_all;
+
+-- REINDEX, then the same answers.
+REINDEX INDEX docs_fp;
+SELECT simhash_index_check('docs_fp', true);
+SELECT * FROM compare_modes('docs', 5) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+
+-- An index created on an empty table, then filled row by row (splits all the way up).
+CREATE TABLE grow (id serial PRIMARY KEY, fp simhash64);
+CREATE INDEX grow_fp ON grow USING simhash (fp) WITH (max_distance = 0);
+SELECT simhash_index_check('grow_fp', true);
+INSERT INTO grow (fp) SELECT fp_of(i, 7) FROM generate_series(1, 300000) i;
+INSERT INTO grow (fp) SELECT 'aaaabbbbccccdddd'::simhash64 FROM generate_series(1, 3000);
+SELECT tables, height >= 3 AS internal_splits, longest_leaf_chain >= 3 AS identical_run FROM simhash_index_info('grow_fp');
+SELECT simhash_index_check('grow_fp', true);
+SET enable_seqscan = off;
+SELECT count(*) FROM grow WHERE fp = 'aaaabbbbccccdddd';
+SELECT count(*) FROM grow WHERE fp = fp_of(77777, 7);
+SELECT count(*) FROM grow WHERE fp <@ simhash_ball(fp_of(12345, 7), 2);
+RESET enable_seqscan;
+SELECT count(*) FROM grow WHERE hamming_distance(fp, fp_of(12345, 7)) <= 2;
+DROP TABLE grow;
+
+-- Other layouts: max_distance 6 and 32, on the same data.
+CREATE INDEX docs_fp6 ON docs USING simhash (fp) WITH (max_distance = 6);
+DROP INDEX docs_fp;
+SELECT max_distance, tables, prefix_bits FROM simhash_index_info('docs_fp6');
+SELECT simhash_index_check('docs_fp6', true);
+SELECT * FROM compare_modes('docs', 8) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+SELECT * FROM compare_knn('docs', 25);
+CREATE INDEX docs_fp32 ON docs USING simhash (fp) WITH (max_distance = 32);
+DROP INDEX docs_fp6;
+SELECT max_distance, tables, prefix_bits FROM simhash_index_info('docs_fp32');
+SELECT simhash_index_check('docs_fp32', true);
+SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+SELECT * FROM compare_knn('docs', 10);
+DROP INDEX docs_fp32;
+
+-- Reloptions out of range fail at CREATE INDEX.
+\set VERBOSITY sqlstate
+CREATE INDEX ON docs USING simhash (fp) WITH (max_distance = 33);
+CREATE INDEX ON docs USING simhash (fp) WITH (max_distance = -1);
+CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 4);
+\set VERBOSITY default
+SELECT simhash_index_check('docs_pkey');
+
+-- CREATE INDEX CONCURRENTLY, TRUNCATE, then refill.
+CREATE INDEX CONCURRENTLY docs_fpc ON docs USING simhash (fp);
+SELECT simhash_index_check('docs_fpc', true);
+SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+REINDEX INDEX CONCURRENTLY docs_fpc;
+SELECT simhash_index_check('docs_fpc', true);
+TRUNCATE docs;
+SELECT entries FROM simhash_index_info('docs_fpc');
+INSERT INTO docs (fp) SELECT fp_of(i, 1) FROM generate_series(1, 3000) i;
+SELECT simhash_index_check('docs_fpc', true);
+SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+
+-- An expression index on existing bigint fingerprints.
+CREATE TABLE legacy (id int, fp_bigint bigint);
+INSERT INTO legacy SELECT i, hashint8extended(i, 1) FROM generate_series(1, 3000) i;
+CREATE INDEX legacy_fp ON legacy USING simhash ((fp_bigint::simhash64));
+ANALYZE legacy;
+EXPLAIN (COSTS OFF) SELECT id FROM legacy WHERE simhash_within(fp_bigint::simhash64, fp_of(17, 1), 3);
+SELECT id FROM legacy WHERE simhash_within(fp_bigint::simhash64, fp_of(17, 1), 3);
+SELECT simhash_index_check('legacy_fp', true);
+
+-- UNLOGGED tables (the init fork from ambuildempty) and partitioned tables.
+CREATE UNLOGGED TABLE scratch (fp simhash64);
+CREATE INDEX scratch_fp ON scratch USING simhash (fp);
+INSERT INTO scratch SELECT fp_of(i, 1) FROM generate_series(1, 2000) i;
+SELECT simhash_index_check('scratch_fp', true);
+SET enable_seqscan = off;
+SELECT count(*) FROM scratch WHERE fp <@ simhash_ball(fp_of(5, 1), 3);
+RESET enable_seqscan;
+CREATE TABLE parts (id int, fp simhash64) PARTITION BY RANGE (id);
+CREATE TABLE parts_1 PARTITION OF parts FOR VALUES FROM (0) TO (2000);
+CREATE TABLE parts_2 PARTITION OF parts FOR VALUES FROM (2000) TO (4000);
+CREATE INDEX parts_fp ON parts USING simhash (fp);
+INSERT INTO parts SELECT i, fp_of(i, 1) FROM generate_series(0, 3999) i;
+ANALYZE parts;
+EXPLAIN (COSTS OFF) SELECT id FROM parts WHERE fp <@ simhash_ball(fp_of(2500, 1), 3);
+SELECT id FROM parts WHERE fp <@ simhash_ball(fp_of(2500, 1), 3);
+SELECT simhash_index_check(c.oid, true) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = 'parts_fp'::regclass;
+
+-- amvalidate passes for the operator class.
+SELECT opcname, amvalidate(c.oid) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod WHERE amname = 'simhash';
+
+DROP TABLE docs, queries, legacy, scratch, parts;
+DROP FUNCTION compare_modes, compare_knn, fp_of, flip;

@@ -1,0 +1,105 @@
+// Entry codecs of the index pages, over plain byte areas (the glue passes the
+// area between the page header and pd_lower). Leaves are unsorted buckets of
+// a key range, so an insert is an append; internal pages are sorted by the
+// low bound of each child. Keys are composite (table key, heap TID) so that
+// every entry of a table is unique and any run of equal fingerprints can split.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace simhash::index {
+
+struct EntryKey {
+    std::uint64_t key;
+    std::uint32_t block;
+    std::uint16_t offset;
+};
+
+inline int compare_keys(const EntryKey &a, const EntryKey &b) noexcept {
+    if (a.key != b.key) return a.key < b.key ? -1 : 1;
+    if (a.block != b.block) return a.block < b.block ? -1 : 1;
+    if (a.offset != b.offset) return a.offset < b.offset ? -1 : 1;
+    return 0;
+}
+inline bool key_less(const EntryKey &a, const EntryKey &b) noexcept { return compare_keys(a, b) < 0; }
+
+// Packed little-endian-agnostic layouts (memcpy of the host's fields).
+constexpr std::size_t kLeafEntrySize = 14;      // key 8, block 4, offset 2
+constexpr std::size_t kInternalEntrySize = 18;  // low bound 14, child block 4
+
+inline EntryKey leaf_get(const std::uint8_t *area, std::size_t i) noexcept {
+    EntryKey e;
+    const std::uint8_t *p = area + i * kLeafEntrySize;
+    std::memcpy(&e.key, p, 8);
+    std::memcpy(&e.block, p + 8, 4);
+    std::memcpy(&e.offset, p + 12, 2);
+    return e;
+}
+inline void leaf_put(std::uint8_t *area, std::size_t i, const EntryKey &e) noexcept {
+    std::uint8_t *p = area + i * kLeafEntrySize;
+    std::memcpy(p, &e.key, 8);
+    std::memcpy(p + 8, &e.block, 4);
+    std::memcpy(p + 12, &e.offset, 2);
+}
+
+struct InternalEntry {
+    EntryKey low;
+    std::uint32_t child;
+};
+inline InternalEntry internal_get(const std::uint8_t *area, std::size_t i) noexcept {
+    InternalEntry e;
+    const std::uint8_t *p = area + i * kInternalEntrySize;
+    e.low = leaf_get(p, 0);
+    std::memcpy(&e.child, p + kLeafEntrySize, 4);
+    return e;
+}
+inline void internal_put(std::uint8_t *area, std::size_t i, const InternalEntry &e) noexcept {
+    std::uint8_t *p = area + i * kInternalEntrySize;
+    leaf_put(p, 0, e.low);
+    std::memcpy(p + kLeafEntrySize, &e.child, 4);
+}
+
+// Removes the entries for which dead(entry) holds, moving the last entry
+// into each hole (leaves are unsorted); returns the new count.
+template <typename Pred>
+std::size_t leaf_remove_if(std::uint8_t *area, std::size_t n, Pred dead) {
+    std::size_t i = 0;
+    while (i < n) {
+        if (dead(leaf_get(area, i))) {
+            --n;
+            if (i != n) std::memmove(area + i * kLeafEntrySize, area + n * kLeafEntrySize, kLeafEntrySize);
+        } else {
+            ++i;
+        }
+    }
+    return n;
+}
+
+// Splits the n entries of a full leaf around their median: `scratch` (room
+// for n entries) receives them sorted; the lower half is written back to
+// `left`, the upper half to `right`. Returns the separator (the first key of
+// the right half): left keys < separator <= right keys.
+EntryKey leaf_split(std::uint8_t *left, std::size_t n, std::uint8_t *right, EntryKey *scratch,
+                    std::size_t *n_left, std::size_t *n_right) noexcept;
+
+// The child whose range holds `key`: the last entry whose low bound <= key
+// (entry 0 when key is below every bound, which a correct descent never asks).
+std::size_t internal_find(const std::uint8_t *area, std::size_t n, const EntryKey &key) noexcept;
+
+// Inserts `e` at position `pos`, shifting the rest right (room for n + 1).
+void internal_insert(std::uint8_t *area, std::size_t n, std::size_t pos, const InternalEntry &e) noexcept;
+
+// Moves entries [n/2, n) of `left` to `right`; returns the low bound of the
+// first moved entry, the separator.
+EntryKey internal_split(std::uint8_t *left, std::size_t n, std::uint8_t *right, std::size_t *n_left,
+                        std::size_t *n_right) noexcept;
+
+// Structural checks used by simhash_index_check; they return false on the
+// first violation and say which entry in *bad.
+bool leaf_keys_within(const std::uint8_t *area, std::size_t n, const EntryKey &low, bool has_high,
+                      const EntryKey &high, std::size_t *bad) noexcept;
+bool internal_sorted_within(const std::uint8_t *area, std::size_t n, const EntryKey &low, bool has_high,
+                            const EntryKey &high, std::size_t *bad) noexcept;
+
+}  // namespace simhash::index

@@ -1,0 +1,131 @@
+// The simhash index access method: shared page layout and tree operations.
+//
+// One relation holds T B-link trees (one per rotated table, see
+// src/core/index_layout.hpp). Block 0 is the metapage, written once at build:
+// the layout and each table's root block (roots never move: a root split
+// moves the root's entries into two new pages). Leaves are unsorted arrays of
+// (table key, heap TID); internal pages are sorted (low bound, child) arrays.
+// Every page carries its key range [low, high) and a right-link (Lehman-Yao).
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+#include "access/amapi.h"
+#include "access/generic_xlog.h"
+#include "access/reloptions.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+}
+
+#include "index_layout.hpp"
+#include "index_page.hpp"
+#include "simhash64.hpp"
+
+namespace sx = simhash::index;
+
+constexpr uint32 kSimhashIndexMagic = 0x53484958;  // "SHIX"
+constexpr uint32 kSimhashIndexVersion = 1;
+constexpr BlockNumber kMetaBlock = 0;
+constexpr int kDefaultMaxDistance = 3;
+
+// Strategies of simhash_ops.
+constexpr StrategyNumber kStrategyInBall = 1;
+constexpr StrategyNumber kStrategyEqual = 2;
+constexpr StrategyNumber kStrategyDistance = 3;
+
+constexpr uint16 kPageLeaf = 1;
+constexpr uint16 kPageInternal = 2;
+constexpr uint16 kPageMeta = 4;
+
+struct SimhashPageOpaque {
+    uint16 flags;
+    uint16 level;  // 0 for leaves
+    uint16 table;
+    uint16 has_high;
+    BlockNumber right;  // InvalidBlockNumber on the rightmost page of a level
+    uint8 low[sx::kLeafEntrySize];
+    uint8 high[sx::kLeafEntrySize];
+};
+
+struct SimhashMeta {
+    uint32 magic;
+    uint32 version;
+    int32 max_distance;
+    int32 tables;
+    // roots[tables] is the NULL list: a tree of (0, TID) for rows whose
+    // fingerprint is NULL, so that scans without a qualifier return them.
+    BlockNumber roots[sx::kMaxTables + 1];
+};
+
+struct SimhashOptions {
+    int32 vl_len_;
+    int max_distance;
+};
+
+static inline SimhashPageOpaque *page_opaque(Page page) {
+    return reinterpret_cast<SimhashPageOpaque *>(PageGetSpecialPointer(page));
+}
+static inline uint8 *page_area(Page page) { return reinterpret_cast<uint8 *>(PageGetContents(page)); }
+static inline size_t page_area_offset() { return MAXALIGN(SizeOfPageHeaderData); }
+static inline size_t page_entry_size(Page page) {
+    return (page_opaque(page)->flags & kPageLeaf) ? sx::kLeafEntrySize : sx::kInternalEntrySize;
+}
+static inline size_t page_count(Page page) {
+    return (((PageHeader)page)->pd_lower - page_area_offset()) / page_entry_size(page);
+}
+static inline void page_set_count(Page page, size_t n) {
+    ((PageHeader)page)->pd_lower = page_area_offset() + n * page_entry_size(page);
+}
+static inline size_t page_capacity(size_t entry_size) {
+    return (BLCKSZ - page_area_offset() - MAXALIGN(sizeof(SimhashPageOpaque))) / entry_size;
+}
+static inline sx::EntryKey page_low(Page page) { return sx::leaf_get(page_opaque(page)->low, 0); }
+static inline sx::EntryKey page_high(Page page) { return sx::leaf_get(page_opaque(page)->high, 0); }
+// True when `key` lies right of this page's range: the page split, move right.
+static inline bool beyond_high(Page page, const sx::EntryKey &key) {
+    return page_opaque(page)->has_high && !sx::key_less(key, page_high(page));
+}
+
+static inline sx::EntryKey entry_key(uint64 key, ItemPointer tid) {
+    return {key, ItemPointerGetBlockNumberNoCheck(tid), ItemPointerGetOffsetNumberNoCheck(tid)};
+}
+static inline void entry_tid(const sx::EntryKey &e, ItemPointer tid) {
+    ItemPointerSet(tid, e.block, e.offset);
+}
+
+// index_pages.cpp
+void simhash_init_page(Page page, uint16 flags, uint16 level, uint16 table);
+SimhashMeta simhash_read_meta(Relation index);
+sx::Layout simhash_layout(const SimhashMeta &meta);
+Buffer simhash_new_buffer(Relation index);
+void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key);
+// Pins and share-locks the leaf whose range holds `key` (moving right as needed).
+Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
+int simhash_max_distance_option(Relation index);
+
+// Build sub-phases shown in pg_stat_progress_create_index.
+constexpr int64 kPhaseScanHeap = 2;   // PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE is 1
+constexpr int64 kPhaseWriteTables = 3;
+
+// index_options.cpp
+void simhash_register_reloptions();
+extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate);
+
+// Callbacks, one file per group.
+extern "C" {
+IndexBuildResult *simhash_ambuild(Relation heap, Relation index, IndexInfo *info);
+void simhash_ambuildempty(Relation index);
+bool simhash_aminsert(Relation index, Datum *values, bool *isnull, ItemPointer tid, Relation heap,
+                      IndexUniqueCheck check, bool indexUnchanged, IndexInfo *info);
+IndexScanDesc simhash_ambeginscan(Relation index, int nkeys, int norderbys);
+void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, ScanKey orderbys, int norderbys);
+bool simhash_amgettuple(IndexScanDesc scan, ScanDirection dir);
+int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+void simhash_amendscan(IndexScanDesc scan);
+IndexBulkDeleteResult *simhash_ambulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+                                            IndexBulkDeleteCallback callback, void *state);
+IndexBulkDeleteResult *simhash_amvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats);
+void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cost *startup, Cost *total,
+                            Selectivity *selectivity, double *correlation, double *pages);
+bool simhash_amvalidate(Oid opclassoid);
+}

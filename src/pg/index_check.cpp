@@ -1,0 +1,242 @@
+// simhash_index_check (in the spirit of amcheck) and simhash_index_info.
+// Both walk each table's tree top down, left to right, and verify what the
+// searches rely on: page kinds and levels, key ranges [low, high) handed
+// down by parents, sorted internal pages, right-links between siblings.
+#include "index.hpp"
+
+#include <algorithm>
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "catalog/pg_class.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
+}
+
+extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection dir);
+
+namespace {
+
+struct Walk {
+    Relation index;
+    Relation heap;
+    int table;
+    int64 pages;
+    int64 entries;
+    int64 dead;
+    int longest_chain;
+    int chain;
+    bool chain_open;
+    uint64 chain_key;
+    int height;
+    bool count_dead;
+    sx::EntryKey *keys;  // heapallindexed: this table's entries
+    Size nkeys, capkeys;
+};
+
+pg_attribute_noreturn() void corrupt(const Walk &w, BlockNumber blk, const char *what) {
+    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                    errmsg("simhash index \"%s\" is corrupt: table %d, block %u: %s",
+                           RelationGetRelationName(w.index), w.table, blk, what)));
+}
+
+void leaf_chain(Walk *w, Page page) {
+    size_t n = page_count(page);
+    bool single = n > 0;
+    uint64 key = n > 0 ? sx::leaf_get(page_area(page), 0).key : 0;
+    for (size_t i = 1; i < n && single; ++i) single = sx::leaf_get(page_area(page), i).key == key;
+    if (single && w->chain_open && w->chain_key == key)
+        w->chain++;
+    else
+        w->chain = single ? 1 : 0;
+    w->chain_open = single;
+    w->chain_key = key;
+    w->longest_chain = std::max(w->longest_chain, w->chain);
+}
+
+void walk(Walk *w, BlockNumber blk, int level, const sx::EntryKey &low, bool has_high, const sx::EntryKey &high,
+          BlockNumber right) {
+    CHECK_FOR_INTERRUPTS();
+    if (blk == kMetaBlock || blk >= RelationGetNumberOfBlocks(w->index)) corrupt(*w, blk, "link out of range");
+    PGAlignedBlock copy;
+    Buffer buf = ReadBuffer(w->index, blk);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    memcpy(copy.data, BufferGetPage(buf), BLCKSZ);
+    UnlockReleaseBuffer(buf);
+    Page page = copy.data;
+    w->pages++;
+    SimhashPageOpaque *op = page_opaque(page);
+    if (PageGetSpecialSize(page) != MAXALIGN(sizeof(SimhashPageOpaque))) corrupt(*w, blk, "bad special space");
+    bool leaf = op->flags == kPageLeaf;
+    if (!leaf && op->flags != kPageInternal) corrupt(*w, blk, "not a tree page");
+    if (op->table != w->table) corrupt(*w, blk, "page of another table");
+    if (level >= 0 ? op->level != level : false) corrupt(*w, blk, "wrong level");
+    if (leaf != (op->level == 0)) corrupt(*w, blk, "leaf flag and level disagree");
+    if (level < 0) w->height = op->level + 1;
+    if (sx::compare_keys(page_low(page), low) != 0) corrupt(*w, blk, "low key differs from the parent's");
+    if ((op->has_high != 0) != has_high || (has_high && sx::compare_keys(page_high(page), high) != 0))
+        corrupt(*w, blk, "high key differs from the parent's");
+    if (op->right != right) corrupt(*w, blk, "right-link differs from the parent's next child");
+    size_t size = leaf ? sx::kLeafEntrySize : sx::kInternalEntrySize;
+    size_t lower = ((PageHeader)page)->pd_lower;
+    if (lower < page_area_offset() || (lower - page_area_offset()) % size != 0 ||
+        page_count(page) > page_capacity(size))
+        corrupt(*w, blk, "entry area size");
+    size_t n = page_count(page), bad;
+    if (leaf) {
+        if (!sx::leaf_keys_within(page_area(page), n, low, has_high, high, &bad)) corrupt(*w, blk, "leaf key out of range");
+        w->entries += n;
+        leaf_chain(w, page);
+        for (size_t i = 0; i < n; ++i) {
+            sx::EntryKey e = sx::leaf_get(page_area(page), i);
+            if (w->keys) {
+                if (w->nkeys == w->capkeys) {
+                    w->capkeys *= 2;
+                    w->keys = static_cast<sx::EntryKey *>(repalloc_huge(w->keys, w->capkeys * sizeof(sx::EntryKey)));
+                }
+                w->keys[w->nkeys++] = e;
+            }
+            if (w->count_dead) {
+                ItemPointerData tid;
+                entry_tid(e, &tid);
+                bool all_dead = false;
+                if (!table_index_fetch_tuple_check(w->heap, &tid, SnapshotSelf, &all_dead)) w->dead++;
+            }
+        }
+        return;
+    }
+    if (n == 0) corrupt(*w, blk, "empty internal page");
+    if (!sx::internal_sorted_within(page_area(page), n, low, has_high, high, &bad))
+        corrupt(*w, blk, "internal keys out of order or range");
+    for (size_t i = 0; i < n; ++i) {
+        sx::InternalEntry e = sx::internal_get(page_area(page), i);
+        bool last = i + 1 == n;
+        sx::EntryKey child_high = last ? high : sx::internal_get(page_area(page), i + 1).low;
+        // The last child's right sibling is the first child of this page's right sibling.
+        BlockNumber child_right = InvalidBlockNumber;
+        if (!last) {
+            child_right = sx::internal_get(page_area(page), i + 1).child;
+        } else if (right != InvalidBlockNumber) {
+            Buffer rb = ReadBuffer(w->index, right);
+            LockBuffer(rb, BUFFER_LOCK_SHARE);
+            Page rp = BufferGetPage(rb);
+            child_right = page_count(rp) > 0 && !(page_opaque(rp)->flags & kPageLeaf)
+                              ? sx::internal_get(page_area(rp), 0).child
+                              : InvalidBlockNumber;
+            UnlockReleaseBuffer(rb);
+        }
+        walk(w, e.child, op->level - 1, e.low, last ? has_high : true, child_high, child_right);
+    }
+}
+
+Relation open_simhash_index(Oid indexoid, Relation *heap, LOCKMODE heaplock) {
+    Oid heapoid = IndexGetRelation(indexoid, true);
+    if (!OidIsValid(heapoid))
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", get_rel_name(indexoid))));
+    *heap = table_open(heapoid, heaplock);
+    Relation index = index_open(indexoid, AccessShareLock);
+    if (index->rd_indam->amgettuple != simhash_amgettuple)
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                        errmsg("\"%s\" is not a simhash index", RelationGetRelationName(index))));
+    if (pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+        aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(heapoid));
+    return index;
+}
+
+struct Presence {
+    Walk *tables;
+    int ntables;
+    sx::Layout layout;
+    Relation index;
+};
+
+void heap_row_present(Relation, ItemPointer tid, Datum *values, bool *isnull, bool, void *arg) {
+    Presence *p = static_cast<Presence *>(arg);
+    bool null_row = isnull[0];
+    uint64 fp = null_row ? 0 : DatumGetSimhash64(values[0]);
+    for (int t = null_row ? p->ntables : 0; t < (null_row ? p->ntables + 1 : p->ntables); ++t) {
+        sx::EntryKey e = entry_key(null_row ? 0 : sx::table_key(p->layout, t, fp), tid);
+        if (!std::binary_search(p->tables[t].keys, p->tables[t].keys + p->tables[t].nkeys, e, sx::key_less))
+            ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                            errmsg("simhash index \"%s\" is corrupt: table %d lacks the heap row (%u,%u)",
+                                   RelationGetRelationName(p->index), t, ItemPointerGetBlockNumber(tid),
+                                   ItemPointerGetOffsetNumber(tid))));
+    }
+}
+
+// Walks every table and the NULL list; the results are in tables[0..meta.tables].
+void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tables, bool collect, bool count_dead) {
+    for (int t = 0; t <= meta.tables; ++t) {
+        Walk *w = &tables[t];
+        memset(w, 0, sizeof(*w));
+        w->index = index;
+        w->heap = heap;
+        w->table = t;
+        w->count_dead = count_dead;
+        if (collect) {
+            w->capkeys = 1024;
+            w->keys = static_cast<sx::EntryKey *>(palloc(w->capkeys * sizeof(sx::EntryKey)));
+        }
+        walk(w, meta.roots[t], -1, {0, 0, 0}, false, {0, 0, 0}, InvalidBlockNumber);
+    }
+}
+
+}  // namespace
+
+SIMHASH_FUNCTION(simhash_index_check) {
+    Oid indexoid = PG_GETARG_OID(0);
+    bool heapallindexed = PG_GETARG_BOOL(1);
+    Relation heap;
+    // ShareLock keeps writers and VACUUM out: the walk sees one consistent index.
+    Relation index = open_simhash_index(indexoid, &heap, ShareLock);
+    SimhashMeta meta = simhash_read_meta(index);
+    Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
+    walk_all(index, heap, meta, tables, heapallindexed, false);
+    if (heapallindexed) {
+        for (int t = 0; t <= meta.tables; ++t) std::sort(tables[t].keys, tables[t].keys + tables[t].nkeys, sx::key_less);
+        Presence p{tables, meta.tables, simhash_layout(meta), index};
+        IndexInfo *info = BuildIndexInfo(index);
+        table_index_build_scan(heap, index, info, true, false, heap_row_present, &p, nullptr);
+    }
+    index_close(index, AccessShareLock);
+    table_close(heap, ShareLock);
+    PG_RETURN_VOID();
+}
+
+SIMHASH_FUNCTION(simhash_index_info) {
+    Oid indexoid = PG_GETARG_OID(0);
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE) elog(ERROR, "return type must be a row type");
+    Relation heap;
+    Relation index = open_simhash_index(indexoid, &heap, AccessShareLock);
+    SimhashMeta meta = simhash_read_meta(index);
+    Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
+    walk_all(index, heap, meta, tables, false, true);
+    int64 entries = 0, dead = 0;
+    int longest = 0, height = 0;
+    for (int t = 0; t < meta.tables; ++t) {
+        entries += tables[t].entries;
+        dead += tables[t].dead;
+        longest = std::max(longest, tables[t].longest_chain);
+        height = std::max(height, tables[t].height);
+    }
+    sx::Layout layout = simhash_layout(meta);
+    Datum values[8] = {Int32GetDatum(meta.max_distance),
+                       Int32GetDatum(meta.tables),
+                       Int32GetDatum(sx::prefix_bits(layout, 0, meta.max_distance)),
+                       Int64GetDatum(static_cast<int64>(RelationGetNumberOfBlocks(index))),
+                       Int64GetDatum(entries),
+                       Int64GetDatum(dead),
+                       Int32GetDatum(longest),
+                       Int32GetDatum(height)};
+    bool nulls[8] = {};
+    index_close(index, AccessShareLock);
+    table_close(heap, AccessShareLock);
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}

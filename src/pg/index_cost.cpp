@@ -1,0 +1,78 @@
+// Cost of a simhash index scan: genericcostestimate with the number of
+// entries the scan reads preset. A probe at radius k <= max_distance reads,
+// in each table, the true matches plus the random rows that share its prefix;
+// anything else (no qualifier, k beyond the layout) sweeps a whole table.
+#include "index.hpp"
+
+extern "C" {
+#include "access/genam.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+}
+
+#include "simhash_ball.hpp"
+
+// The query radius of one index qualifier, -1 when unknown at plan time.
+static int clause_radius(PlannerInfo *root, RestrictInfo *rinfo, Oid opfamily) {
+    if (!IsA(rinfo->clause, OpExpr)) return -1;
+    OpExpr *op = castNode(OpExpr, rinfo->clause);
+    int strategy = get_op_opfamily_strategy(op->opno, opfamily);
+    if (strategy == kStrategyEqual) return 0;
+    if (strategy != kStrategyInBall || list_length(op->args) != 2) return -1;
+    Node *ball = estimate_expression_value(root, static_cast<Node *>(lsecond(op->args)));
+    if (IsA(ball, Const) && !castNode(Const, ball)->constisnull)
+        return DatumGetSimhashBall(castNode(Const, ball)->constvalue)->radius;
+    if (IsA(ball, FuncExpr) && list_length(castNode(FuncExpr, ball)->args) == 2) {
+        Node *k = estimate_expression_value(root, static_cast<Node *>(lsecond(castNode(FuncExpr, ball)->args)));
+        if (IsA(k, Const) && !castNode(Const, k)->constisnull) return DatumGetInt32(castNode(Const, k)->constvalue);
+    }
+    return -1;
+}
+
+extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cost *startup,
+                                       Cost *total, Selectivity *selectivity, double *correlation, double *pages) {
+    IndexOptInfo *index = path->indexinfo;
+    Relation rel = index_open(index->indexoid, AccessShareLock);
+    SimhashMeta meta = simhash_read_meta(rel);
+    index_close(rel, AccessShareLock);
+    sx::Layout layout = simhash_layout(meta);
+
+    double rows = index->rel->tuples > 0 ? index->rel->tuples : index->tuples;
+    int radius = -2;  // no qualifier
+    ListCell *lc;
+    foreach (lc, path->indexclauses) {
+        IndexClause *ic = lfirst_node(IndexClause, lc);
+        ListCell *qc;
+        foreach (qc, ic->indexquals) {
+            int r = clause_radius(root, lfirst_node(RestrictInfo, qc), index->opfamily[0]);
+            if (r == -1) r = meta.max_distance;  // unknown: assume the layout's radius
+            if (radius < 0 || r < radius) radius = r;
+        }
+    }
+
+    GenericCosts costs;
+    memset(&costs, 0, sizeof(costs));
+    double sweep = rows;
+    if (radius >= 0 && sx::probe_fraction(layout, radius) < 1.0) {
+        List *quals = get_quals_from_indexclauses(path->indexclauses);
+        double matches = clauselist_selectivity(root, quals, index->rel->relid, JOIN_INNER, nullptr) * rows;
+        costs.numIndexTuples = meta.tables * matches + rows * sx::probe_fraction(layout, radius) + meta.tables;
+    } else {
+        costs.numIndexTuples = sweep;
+    }
+    genericcostestimate(root, path, loop_count, &costs);
+    if (radius < 0 || sx::probe_fraction(layout, radius) >= 1.0) {
+        // A sweep reads the whole index sequentially-ish but is never cheaper
+        // than reading the heap itself.
+        costs.indexTotalCost = Max(costs.indexTotalCost, index->pages * random_page_cost);
+    }
+    *startup = costs.indexStartupCost;
+    *total = costs.indexTotalCost;
+    *selectivity = costs.indexSelectivity;
+    *correlation = 0.0;
+    *pages = costs.numIndexPages;
+}

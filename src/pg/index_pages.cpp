@@ -1,0 +1,219 @@
+// Page utilities and the tree insert of the simhash index.
+#include "index.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+}
+
+void simhash_init_page(Page page, uint16 flags, uint16 level, uint16 table) {
+    PageInit(page, BLCKSZ, sizeof(SimhashPageOpaque));
+    SimhashPageOpaque *op = page_opaque(page);
+    op->flags = flags;
+    op->level = level;
+    op->table = table;
+    op->has_high = 0;
+    op->right = InvalidBlockNumber;
+    sx::leaf_put(op->low, 0, {0, 0, 0});
+    sx::leaf_put(op->high, 0, {0, 0, 0});
+}
+
+SimhashMeta simhash_read_meta(Relation index) {
+    if (index->rd_amcache != nullptr) return *static_cast<SimhashMeta *>(index->rd_amcache);
+    Buffer buf = ReadBuffer(index, kMetaBlock);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    SimhashMeta meta;
+    memcpy(&meta, PageGetContents(BufferGetPage(buf)), sizeof(meta));
+    UnlockReleaseBuffer(buf);
+    if (meta.magic != kSimhashIndexMagic || meta.version != kSimhashIndexVersion || meta.tables < 1 ||
+        meta.tables > sx::kMaxTables || meta.max_distance + 1 != meta.tables)
+        ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                        errmsg("index \"%s\" has a corrupt simhash metapage", RelationGetRelationName(index))));
+    // The metapage never changes after the build: cache it for the relcache entry's life.
+    void *cache = MemoryContextAlloc(index->rd_indexcxt, sizeof(meta));
+    memcpy(cache, &meta, sizeof(meta));
+    index->rd_amcache = cache;
+    return meta;
+}
+
+sx::Layout simhash_layout(const SimhashMeta &meta) { return sx::make_layout(meta.max_distance); }
+
+// A new page at the end of the relation, pinned and exclusively locked. Pages
+// are never freed (no page deletion), so there is no free-space map to search.
+Buffer simhash_new_buffer(Relation index) {
+    bool local = RELATION_IS_LOCAL(index);
+    if (!local) LockRelationForExtension(index, ExclusiveLock);
+    Buffer buf = ReadBuffer(index, P_NEW);
+    if (!local) UnlockRelationForExtension(index, ExclusiveLock);
+    LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+    return buf;
+}
+
+static bool page_full(Page page) { return page_count(page) >= page_capacity(page_entry_size(page)); }
+
+Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key) {
+    Buffer buf = ReadBuffer(index, root);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    for (;;) {
+        Page page = BufferGetPage(buf);
+        if (beyond_high(page, key)) {
+            BlockNumber right = page_opaque(page)->right;
+            UnlockReleaseBuffer(buf);
+            buf = ReadBuffer(index, right);
+            LockBuffer(buf, BUFFER_LOCK_SHARE);
+            continue;
+        }
+        if (page_opaque(page)->flags & kPageLeaf) return buf;
+        size_t i = sx::internal_find(page_area(page), page_count(page), key);
+        BlockNumber child = sx::internal_get(page_area(page), i).child;
+        UnlockReleaseBuffer(buf);
+        buf = ReadBuffer(index, child);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
+    }
+}
+
+static void leaf_append(Relation index, Buffer buf, const sx::EntryKey &key) {
+    GenericXLogState *state = GenericXLogStart(index);
+    Page page = GenericXLogRegisterBuffer(state, buf, 0);
+    size_t n = page_count(page);
+    sx::leaf_put(page_area(page), n, key);
+    page_set_count(page, n + 1);
+    GenericXLogFinish(state);
+}
+
+// Optimistic insert: share locks down to the leaf, then an exclusive lock on
+// the leaf; succeeds when the leaf has room (almost always).
+static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
+    Buffer buf = simhash_find_leaf(index, root, key);
+    BlockNumber blk = BufferGetBlockNumber(buf);
+    LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+    LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+    for (;;) {
+        Page page = BufferGetPage(buf);
+        // Only the root changes kind (a leaf root splits into an internal root).
+        if (!(page_opaque(page)->flags & kPageLeaf)) {
+            UnlockReleaseBuffer(buf);
+            return false;
+        }
+        if (!beyond_high(page, key)) break;
+        blk = page_opaque(page)->right;
+        UnlockReleaseBuffer(buf);
+        buf = ReadBuffer(index, blk);
+        LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+    }
+    if (page_full(BufferGetPage(buf))) {
+        UnlockReleaseBuffer(buf);
+        return false;
+    }
+    leaf_append(index, buf, key);
+    UnlockReleaseBuffer(buf);
+    return true;
+}
+
+// Splits the entries of `src` (a leaf or internal page) between `left` and
+// `right`; returns the separator.
+static sx::EntryKey split_entries(Page src, Page left, Page right) {
+    size_t n = page_count(src), nl, nr;
+    sx::EntryKey sep;
+    if (page_opaque(src)->flags & kPageLeaf) {
+        sx::EntryKey *scratch = static_cast<sx::EntryKey *>(palloc(n * sizeof(sx::EntryKey)));
+        if (left != src) memcpy(page_area(left), page_area(src), n * sx::kLeafEntrySize);
+        sep = sx::leaf_split(page_area(left), n, page_area(right), scratch, &nl, &nr);
+        pfree(scratch);
+    } else {
+        if (left != src) memcpy(page_area(left), page_area(src), n * sx::kInternalEntrySize);
+        sep = sx::internal_split(page_area(left), n, page_area(right), &nl, &nr);
+    }
+    page_set_count(left, nl);
+    page_set_count(right, nr);
+    return sep;
+}
+
+// The root stays at its block: its entries move to two new pages and it
+// becomes their parent, one level up. One record of three pages.
+static void split_root(Relation index, Buffer root) {
+    Buffer lbuf = simhash_new_buffer(index);
+    Buffer rbuf = simhash_new_buffer(index);
+    GenericXLogState *state = GenericXLogStart(index);
+    Page page = GenericXLogRegisterBuffer(state, root, 0);
+    Page left = GenericXLogRegisterBuffer(state, lbuf, GENERIC_XLOG_FULL_IMAGE);
+    Page right = GenericXLogRegisterBuffer(state, rbuf, GENERIC_XLOG_FULL_IMAGE);
+    SimhashPageOpaque *rop = page_opaque(page);
+    uint16 kind = rop->flags & (kPageLeaf | kPageInternal);
+    simhash_init_page(left, kind, rop->level, rop->table);
+    simhash_init_page(right, kind, rop->level, rop->table);
+    sx::EntryKey sep = split_entries(page, left, right);
+    sx::EntryKey low = page_low(page);
+    sx::leaf_put(page_opaque(left)->low, 0, low);
+    sx::leaf_put(page_opaque(left)->high, 0, sep);
+    page_opaque(left)->has_high = 1;
+    page_opaque(left)->right = BufferGetBlockNumber(rbuf);
+    sx::leaf_put(page_opaque(right)->low, 0, sep);
+    uint16 level = rop->level + 1, table = rop->table;
+    simhash_init_page(page, kPageInternal, level, table);
+    sx::leaf_put(page_opaque(page)->low, 0, low);
+    sx::internal_put(page_area(page), 0, {low, BufferGetBlockNumber(lbuf)});
+    sx::internal_put(page_area(page), 1, {sep, BufferGetBlockNumber(rbuf)});
+    page_set_count(page, 2);
+    GenericXLogFinish(state);
+    UnlockReleaseBuffer(lbuf);
+    UnlockReleaseBuffer(rbuf);
+}
+
+// Splits full child `cbuf` (downlink at `pos` of exclusively locked `pbuf`,
+// which has room): parent, child and the new right sibling in one record.
+// Returns the buffer (still locked) whose range holds `key`; releases the other.
+static Buffer split_child(Relation index, Buffer pbuf, size_t pos, Buffer cbuf, const sx::EntryKey &key) {
+    Buffer rbuf = simhash_new_buffer(index);
+    GenericXLogState *state = GenericXLogStart(index);
+    Page parent = GenericXLogRegisterBuffer(state, pbuf, 0);
+    Page child = GenericXLogRegisterBuffer(state, cbuf, 0);
+    Page right = GenericXLogRegisterBuffer(state, rbuf, GENERIC_XLOG_FULL_IMAGE);
+    SimhashPageOpaque *cop = page_opaque(child);
+    simhash_init_page(right, cop->flags & (kPageLeaf | kPageInternal), cop->level, cop->table);
+    sx::EntryKey sep = split_entries(child, child, right);
+    SimhashPageOpaque *rop = page_opaque(right);
+    sx::leaf_put(rop->low, 0, sep);
+    memcpy(rop->high, cop->high, sizeof(rop->high));
+    rop->has_high = cop->has_high;
+    rop->right = cop->right;
+    sx::leaf_put(cop->high, 0, sep);
+    cop->has_high = 1;
+    cop->right = BufferGetBlockNumber(rbuf);
+    size_t n = page_count(parent);
+    sx::internal_insert(page_area(parent), n, pos + 1, {sep, BufferGetBlockNumber(rbuf)});
+    page_set_count(parent, n + 1);
+    GenericXLogFinish(state);
+    if (sx::key_less(key, sep)) {
+        UnlockReleaseBuffer(rbuf);
+        return cbuf;
+    }
+    UnlockReleaseBuffer(cbuf);
+    return rbuf;
+}
+
+// Pessimistic insert: exclusive lock coupling from the root, splitting every
+// full page on the way down while its parent (known to have room) is locked,
+// so each split is one atomic record and no split is ever left half done.
+static void insert_pessimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
+    Buffer buf = ReadBuffer(index, root);
+    LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+    if (page_full(BufferGetPage(buf))) split_root(index, buf);
+    for (;;) {
+        Page page = BufferGetPage(buf);
+        if (page_opaque(page)->flags & kPageLeaf) break;
+        size_t pos = sx::internal_find(page_area(page), page_count(page), key);
+        Buffer cbuf = ReadBuffer(index, sx::internal_get(page_area(page), pos).child);
+        LockBuffer(cbuf, BUFFER_LOCK_EXCLUSIVE);
+        Buffer next = page_full(BufferGetPage(cbuf)) ? split_child(index, buf, pos, cbuf, key) : cbuf;
+        UnlockReleaseBuffer(buf);
+        buf = next;
+    }
+    leaf_append(index, buf, key);
+    UnlockReleaseBuffer(buf);
+}
+
+void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key) {
+    BlockNumber root = meta.roots[table];
+    if (!insert_optimistic(index, root, key)) insert_pessimistic(index, root, key);
+}

@@ -1,0 +1,33 @@
+// Fuzzes the Manku guarantee the index is exact by: if d(a, b) <= k <= K,
+// some table's first prefix_bits(k) key bits agree. The input picks K, a and
+// the flipped bit positions (k = number of flips, duplicates allowed).
+#include <cstdint>
+#include <cstring>
+
+#include "hamming.hpp"
+#include "index_layout.hpp"
+
+using namespace simhash::index;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+    if (size < 9) return 0;
+    int K = data[0] % (kMaxIndexDistance + 1);
+    std::uint64_t a;
+    std::memcpy(&a, data + 1, 8);
+    std::uint64_t b = a;
+    std::size_t flips = size - 9;
+    if (flips > static_cast<std::size_t>(K)) flips = K;
+    for (std::size_t i = 0; i < flips; ++i) b ^= std::uint64_t{1} << (data[9 + i] % 64);
+    int d = simhash::hamming_distance(a, b);
+    Layout l = make_layout(K);
+    for (int k = d; k <= K; ++k) {
+        bool found = false;
+        for (int t = 0; t < l.tables && !found; ++t) {
+            KeyRange r = prefix_range(table_key(l, t, a), prefix_bits(l, t, k));
+            std::uint64_t kb = table_key(l, t, b);
+            found = r.lo <= kb && kb <= r.hi;
+        }
+        if (!found) __builtin_trap();
+    }
+    return 0;
+}
