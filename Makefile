@@ -37,7 +37,7 @@ PG_CPPFLAGS = -isystem $(shell $(PG_CONFIG) --includedir-server) -isystem $(shel
 # PGXS links with gcc: name the C++ runtime; ICU gives Unicode properties.
 SHLIB_LINK  = -lstdc++ -licuuc
 
-EXTRA_CLEAN = simhash--1.0.sql test/unit/run_unit_tests test/quality/evaluate_defaults test/bench/core_throughput $(FUZZ_BINS) test/fuzz/corpus-work output_iso
+EXTRA_CLEAN = simhash--1.0.sql test/unit/run_unit_tests test/unit/obj test/fuzz/obj test/quality/evaluate_defaults test/bench/core_throughput $(FUZZ_BINS) test/fuzz/corpus-work output_iso
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -55,8 +55,21 @@ simhash--1.0.sql: $(SQL_PARTS)
 UNIT_SRCS  = $(sort $(wildcard test/unit/*.cpp))
 UNIT_FLAGS = -std=c++17 -O1 -g -Wall -Wextra -fsanitize=address,undefined -fno-sanitize-recover=all -Isrc/core
 
-test/unit/run_unit_tests: $(CORE_SRCS) $(UNIT_SRCS) $(wildcard src/core/*.hpp)
-	$(CXX) $(UNIT_FLAGS) $(CORE_SRCS) $(UNIT_SRCS) -o $@ -lgtest -lgtest_main -licuuc -pthread
+# Each source compiles once to its own object, so `make -j` spreads the work.
+CORE_HDRS      = $(wildcard src/core/*.hpp)
+UNIT_CORE_OBJS = $(CORE_SRCS:src/core/%.cpp=test/unit/obj/core/%.o)
+UNIT_OBJS      = $(UNIT_SRCS:test/unit/%.cpp=test/unit/obj/%.o)
+
+test/unit/obj/core/%.o: src/core/%.cpp $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(UNIT_FLAGS) -c $< -o $@
+
+test/unit/obj/%.o: test/unit/%.cpp $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(UNIT_FLAGS) -c $< -o $@
+
+test/unit/run_unit_tests: $(UNIT_CORE_OBJS) $(UNIT_OBJS)
+	$(CXX) $(UNIT_FLAGS) $^ -o $@ -lgtest -lgtest_main -licuuc -pthread
 
 unit: test/unit/run_unit_tests
 	./test/unit/run_unit_tests
@@ -67,8 +80,15 @@ FUZZ_SRCS   = $(sort $(wildcard test/fuzz/fuzz_*.cpp))
 FUZZ_BINS   = $(FUZZ_SRCS:.cpp=)
 FUZZ_RUNS  ?= 200000
 
-test/fuzz/fuzz_%: test/fuzz/fuzz_%.cpp $(CORE_SRCS) $(wildcard src/core/*.hpp)
-	$(FUZZ_CXX) -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core $(CORE_SRCS) $< -o $@ -licuuc
+FUZZ_FLAGS      = -std=c++17 -g -O1 -fno-sanitize-recover=all -Isrc/core
+FUZZ_CORE_OBJS  = $(CORE_SRCS:src/core/%.cpp=test/fuzz/obj/%.o)
+
+test/fuzz/obj/%.o: src/core/%.cpp $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+test/fuzz/fuzz_%: test/fuzz/fuzz_%.cpp $(FUZZ_CORE_OBJS) $(CORE_HDRS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined $(FUZZ_CORE_OBJS) $< -o $@ -licuuc
 
 fuzz-smoke: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
