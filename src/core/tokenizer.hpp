@@ -36,6 +36,9 @@ public:
 private:
     void end_word();
     const unsigned char *feed_non_ascii(const unsigned char *p, const unsigned char *end);
+#ifdef __SSE2__
+    const unsigned char *ascii_block(const unsigned char *p);
+#endif
     char *grow(std::size_t extra);
 
     WordSink &sink_;

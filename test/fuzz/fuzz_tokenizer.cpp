@@ -2,7 +2,8 @@
 // the document. Never crash or read out of bounds (ASan); explain_text must
 // account for fingerprint_text exactly; every feature must be non-empty valid
 // UTF-8 hashed with the seed; splitting the text into pieces at a code-point
-// boundary must not change the words.
+// boundary must not change the words, nor may the fast paths (ASCII table,
+// 64-byte blocks) differ from the rules applied one code point at a time.
 #include <unicode/utf8.h>
 
 #include <cstdint>
@@ -20,6 +21,34 @@ struct Collect final : simhash::WordSink {
     std::vector<std::string> words;
     void word(std::string_view w) override { words.emplace_back(w); }
 };
+
+// The rules one code point at a time, with neither fast path.
+std::vector<std::string> reference_words(std::string_view text) {
+    std::vector<std::string> out;
+    std::string word;
+    bool letter = false;
+    auto end_word = [&] {
+        if (letter) out.push_back(simhash::fold_case(word));
+        word.clear();
+        letter = false;
+    };
+    const auto *s = reinterpret_cast<const std::uint8_t *>(text.data());
+    const auto n = static_cast<std::int32_t>(text.size());
+    for (std::int32_t i = 0; i < n;) {
+        const std::int32_t start = i;
+        UChar32 c;
+        U8_NEXT(s, i, n, c);
+        const auto cls = c < 0 ? simhash::CharClass::separator : simhash::classify(c);
+        if (cls == simhash::CharClass::separator) {
+            end_word();
+        } else {
+            word.append(text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
+            letter |= cls == simhash::CharClass::letter;
+        }
+    }
+    end_word();
+    return out;
+}
 
 bool valid_utf8(std::string_view s) {
     const auto *p = reinterpret_cast<const std::uint8_t *>(s.data());
@@ -70,5 +99,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     b.feed(text.substr(cut));
     b.separator();
     if (whole.words != pieces.words) __builtin_trap();
+    if (whole.words != reference_words(text)) __builtin_trap();
     return 0;
 }

@@ -127,23 +127,41 @@ TEST(Tokenizer, AsciiFastPathMatchesIcu) {
         const std::string one(1, static_cast<char>(c));
         EXPECT_EQ(simhash::fold_case(one), std::string(1, static_cast<char>(std::tolower(c)))) << c;
     }
+    // Long enough for the 64-byte block path, with runs crossing block edges.
     std::mt19937 rng(42);
-    const std::string alphabet = "aZz09_ .,-\t\nQx";
+    const std::string alphabet = "aZz09_ .,-\t\nQxyyyyyyy";
     for (int round = 0; round < 500; ++round) {
         std::string text;
-        for (int i = 0; i < 64; ++i) text.push_back(alphabet[rng() % alphabet.size()]);
+        const int length = static_cast<int>(rng() % 400);
+        for (int i = 0; i < length; ++i) text.push_back(alphabet[rng() % alphabet.size()]);
         EXPECT_EQ(words(text), reference_words(text)) << text;
     }
 }
 
 TEST(Tokenizer, MixedTextMatchesReference) {
     std::mt19937 rng(7);
-    const std::vector<std::string> pieces = {"a", "Z", "9", " ", "é", "ß", "Σ", "日", "\xCC\x81", "\xFF", "\xC3",
+    const std::vector<std::string> pieces = {"a", "Z", "9", " ", "word", "Word ", "12 ", "x_y", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "é", "ß", "Σ", "日", "\xCC\x81", "\xFF", "\xC3",
                                              "_", "١", "\xE2\x80\x8C", "ﬁ", ".", "\xF0\x9F\x98\x80", "\xF0\x9D\x90\x80"};
     for (int round = 0; round < 500; ++round) {
         std::string text;
-        for (int i = 0; i < 24; ++i) text += pieces[rng() % pieces.size()];
+        const int count = static_cast<int>(rng() % 200);
+        for (int i = 0; i < count; ++i) text += pieces[rng() % pieces.size()];
         EXPECT_EQ(words(text), reference_words(text));
+    }
+}
+
+// The 64-byte block path: words of every length at every offset, including
+// runs that cross a block edge or fill a whole block.
+TEST(Tokenizer, BlockEdges) {
+    for (std::size_t lead = 0; lead < 70; ++lead) {
+        for (std::size_t length : {1u, 2u, 7u, 63u, 64u, 65u, 130u}) {
+            for (char c : {'a', 'Q', '7'}) {
+                const std::string text = std::string(lead, ' ') + std::string(length, c) + " tail " + std::string(80, '.');
+                EXPECT_EQ(words(text), reference_words(text)) << lead << " " << length << " " << c;
+                const std::string glued = std::string(lead, 'b') + "\xC3\xA9" + std::string(length, c) + std::string(70, ' ');
+                EXPECT_EQ(words(glued), reference_words(glued)) << lead << " " << length << " " << c;
+            }
+        }
     }
 }
 
