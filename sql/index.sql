@@ -120,11 +120,14 @@ SET enable_seqscan = off;
 SELECT count(*) FROM docs WHERE fp <@ simhash_ball('0000000000000000', 40);
 RESET enable_seqscan;
 SELECT count(*) FROM docs WHERE bit_count((fp::bigint # 0)::bit(64)) <= 40;
--- NULL query arguments match nothing; NULL rows are never returned.
+-- NULL query arguments match nothing; NULL rows match no qualifier, but an
+-- ORDER BY scan without one returns them last (the index keeps a NULL list).
 SET enable_seqscan = off;
 SELECT count(*) FROM docs WHERE fp <@ simhash_ball(NULL, 3);
 SELECT count(*) FROM docs WHERE fp = 'aaaabbbbccccdddd';
 SELECT count(*) FROM (SELECT id FROM docs ORDER BY fp <-> 'aaaabbbbccccdddd' LIMIT 10000) x;
+SELECT count(*) FILTER (WHERE fp IS NULL) AS nulls, bool_and(d IS NULL) FILTER (WHERE fp IS NULL) AS null_distance
+FROM (SELECT fp, fp <-> 'aaaabbbbccccdddd' AS d FROM docs ORDER BY fp <-> 'aaaabbbbccccdddd' LIMIT 10000 OFFSET 5190) x;
 RESET enable_seqscan;
 
 -- Writes after the build: inserts (more of every cluster), updates, deletes, vacuum.
@@ -132,6 +135,8 @@ INSERT INTO docs (fp) SELECT fp_of(i, 5) FROM generate_series(1, 2000) i;
 INSERT INTO docs (fp) SELECT 'aaaabbbbccccdddd'::simhash64 FROM generate_series(1, 700);
 INSERT INTO docs (fp) SELECT flip(fp_of(c, 3), c * 1000 + m, 1 + m % 3) FROM generate_series(1, 30) c, generate_series(1, 10) m;
 UPDATE docs SET fp = flip(fp, id, 2) WHERE id % 7 = 0;
+INSERT INTO docs (fp) SELECT NULL FROM generate_series(1, 20);
+UPDATE docs SET fp = NULL WHERE id % 101 = 0;
 SELECT simhash_index_check('docs_fp', true);
 DELETE FROM docs WHERE id % 5 = 0;
 SELECT dead_entries > 0 AS has_dead FROM simhash_index_info('docs_fp');
@@ -153,6 +158,32 @@ EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE simhash_within(fp, '0123456789abcd
 EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE fp <@ simhash_ball('0123456789abcdef', 40);
 EXPLAIN (COSTS OFF) SELECT id FROM docs;
 EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> '0123456789abcdef' LIMIT 5;
+
+-- A self-join: one index probe per outer row, through simhash_within.
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM docs a JOIN docs b ON simhash_within(a.fp, b.fp, 3) AND a.id < b.id;
+SET enable_seqscan = off;
+CREATE TEMP TABLE pairs_index AS SELECT a.id AS a, b.id AS b FROM docs a JOIN docs b ON simhash_within(a.fp, b.fp, 3) AND a.id < b.id;
+RESET enable_seqscan;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+CREATE TEMP TABLE pairs_seq AS SELECT a.id AS a, b.id AS b FROM docs a JOIN docs b ON hamming_distance(a.fp, b.fp) <= 3 AND a.id < b.id;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+SELECT (SELECT count(*) FROM pairs_seq) AS pairs,
+       (SELECT count(*) FROM (SELECT * FROM pairs_seq EXCEPT ALL SELECT * FROM pairs_index) x) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM pairs_index EXCEPT ALL SELECT * FROM pairs_seq) x) AS extra;
+-- ORDER BY without LIMIT through the index: every row, NULL rows last, same as a sort.
+SET enable_seqscan = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> 'aaaabbbbccccdddd';
+CREATE TEMP TABLE knn_all AS SELECT row_number() OVER () AS r, fp <-> 'aaaabbbbccccdddd' AS d FROM docs ORDER BY fp <-> 'aaaabbbbccccdddd';
+RESET enable_seqscan;
+RESET enable_sort;
+SELECT count(*) = (SELECT count(*) FROM docs) AS all_rows,
+       bool_and(d IS NULL) FILTER (WHERE r > (SELECT count(fp) FROM docs)) AS nulls_last,
+       array_agg(d ORDER BY r) FILTER (WHERE d IS NOT NULL) =
+         (SELECT array_agg(fp <-> 'aaaabbbbccccdddd' ORDER BY fp <-> 'aaaabbbbccccdddd') FROM docs WHERE fp IS NOT NULL) AS same_order
+FROM knn_all;
 
 -- REINDEX, then the same answers.
 REINDEX INDEX docs_fp;
@@ -202,6 +233,8 @@ SELECT simhash_index_check('docs_pkey');
 CREATE INDEX CONCURRENTLY docs_fpc ON docs USING simhash (fp);
 SELECT simhash_index_check('docs_fpc', true);
 SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+REINDEX INDEX CONCURRENTLY docs_fpc;
+SELECT simhash_index_check('docs_fpc', true);
 TRUNCATE docs;
 SELECT entries FROM simhash_index_info('docs_fpc');
 INSERT INTO docs (fp) SELECT fp_of(i, 1) FROM generate_series(1, 3000) i;

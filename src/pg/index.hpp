@@ -52,7 +52,9 @@ struct SimhashMeta {
     uint32 version;
     int32 max_distance;
     int32 tables;
-    BlockNumber roots[sx::kMaxTables];
+    // roots[tables] is the NULL list: a tree of (0, TID) for rows whose
+    // fingerprint is NULL, so that scans without a qualifier return them.
+    BlockNumber roots[sx::kMaxTables + 1];
 };
 
 struct SimhashOptions {
@@ -100,6 +102,10 @@ void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, con
 // Pins and share-locks the leaf whose range holds `key` (moving right as needed).
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
 int simhash_max_distance_option(Relation index);
+
+// Build sub-phases shown in pg_stat_progress_create_index.
+constexpr int64 kPhaseScanHeap = 2;   // PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE is 1
+constexpr int64 kPhaseWriteTables = 3;
 
 // index_options.cpp
 void simhash_register_reloptions();

@@ -29,13 +29,23 @@ struct BuildState {
     Collected *items;
     Size n;
     Size cap;
+    sx::EntryKey *nulls;  // rows whose fingerprint is NULL: (0, TID)
+    Size nnulls;
+    Size capnulls;
 };
 
 constexpr double kBuildFill = 0.9;
 
 void collect(Relation, ItemPointer tid, Datum *values, bool *isnull, bool, void *arg) {
-    if (isnull[0]) return;  // NULLs are not indexed
     BuildState *st = static_cast<BuildState *>(arg);
+    if (isnull[0]) {
+        if (st->nnulls == st->capnulls) {
+            st->capnulls *= 2;
+            st->nulls = static_cast<sx::EntryKey *>(repalloc_huge(st->nulls, st->capnulls * sizeof(sx::EntryKey)));
+        }
+        st->nulls[st->nnulls++] = entry_key(0, tid);
+        return;
+    }
     if (st->n == st->cap) {
         st->cap *= 2;
         st->items = static_cast<Collected *>(repalloc_huge(st->items, st->cap * sizeof(Collected)));
@@ -86,11 +96,11 @@ Size write_level(Relation index, int table, uint16 level, const sx::EntryKey *ke
     return pages;
 }
 
-BlockNumber write_table(Relation index, int table, const sx::Layout &layout, const BuildState &st,
-                        sx::EntryKey *keys, sx::InternalEntry *a, sx::InternalEntry *b) {
-    for (Size i = 0; i < st.n; ++i) keys[i] = entry_key(sx::table_key(layout, table, st.items[i].fp), &st.items[i].tid);
-    std::sort(keys, keys + st.n, sx::key_less);
-    Size n = write_level(index, table, 0, keys, nullptr, st.n, a);
+// Sorts `keys` and writes them as one tree; returns its root.
+BlockNumber write_tree(Relation index, int table, sx::EntryKey *keys, Size nkeys, sx::InternalEntry *a,
+                       sx::InternalEntry *b) {
+    std::sort(keys, keys + nkeys, sx::key_less);
+    Size n = write_level(index, table, 0, keys, nullptr, nkeys, a);
     uint16 level = 0;
     while (n > 1) {
         n = write_level(index, table, ++level, nullptr, a, n, b);
@@ -116,22 +126,32 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     MarkBufferDirty(metabuf);
     UnlockReleaseBuffer(metabuf);
 
-    BuildState st{static_cast<Collected *>(palloc_extended(1024 * sizeof(Collected), MCXT_ALLOC_HUGE)), 0, 1024};
+    BuildState st{static_cast<Collected *>(palloc(1024 * sizeof(Collected))), 0, 1024,
+                  static_cast<sx::EntryKey *>(palloc(64 * sizeof(sx::EntryKey))), 0, 64};
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, kPhaseScanHeap);
     double heap_tuples = table_index_build_scan(heap, index, info, true, true, collect, &st, nullptr);
 
-    pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, static_cast<int64>(st.n) * meta.tables);
-    Size slots = st.n + 2;
+    const int params[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL, PROGRESS_CREATEIDX_TUPLES_DONE};
+    const int64 values[] = {kPhaseWriteTables, static_cast<int64>(st.n) * meta.tables, 0};
+    pgstat_progress_update_multi_param(3, params, values);
+    Size slots = Max(st.n, st.nnulls) + 1;
+    // One (low, block) per page of a level: the leaf level has the most.
+    Size per_leaf = static_cast<Size>(page_capacity(sx::kLeafEntrySize) * kBuildFill);
+    Size level_slots = slots / per_leaf + 2;
     sx::EntryKey *keys = static_cast<sx::EntryKey *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::EntryKey)));
-    sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::InternalEntry)));
-    sx::InternalEntry *b = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::InternalEntry)));
+    sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
+    sx::InternalEntry *b = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
     for (int t = 0; t < meta.tables; ++t) {
-        meta.roots[t] = write_table(index, t, layout, st, keys, a, b);
+        for (Size i = 0; i < st.n; ++i) keys[i] = entry_key(sx::table_key(layout, t, st.items[i].fp), &st.items[i].tid);
+        meta.roots[t] = write_tree(index, t, keys, st.n, a, b);
         pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, static_cast<int64>(st.n) * (t + 1));
     }
+    meta.roots[meta.tables] = write_tree(index, meta.tables, st.nulls, st.nnulls, a, b);
     pfree(keys);
     pfree(a);
     pfree(b);
     pfree(st.items);
+    pfree(st.nulls);
 
     metabuf = ReadBuffer(index, kMetaBlock);
     LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -148,17 +168,18 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     return result;
 }
 
-// The init fork of an UNLOGGED index: a metapage and one empty leaf per table.
+// The init fork of an UNLOGGED index: a metapage and one empty leaf per
+// table and for the NULL list.
 extern "C" void simhash_ambuildempty(Relation index) {
     SimhashMeta meta{};
     meta.magic = kSimhashIndexMagic;
     meta.version = kSimhashIndexVersion;
     meta.max_distance = simhash_max_distance_option(index);
     meta.tables = meta.max_distance + 1;
-    for (int t = 0; t < meta.tables; ++t) meta.roots[t] = static_cast<BlockNumber>(t + 1);
+    for (int t = 0; t <= meta.tables; ++t) meta.roots[t] = static_cast<BlockNumber>(t + 1);
     PGAlignedBlock block;
     Page page = static_cast<Page>(block.data);
-    for (BlockNumber blk = 0; blk <= static_cast<BlockNumber>(meta.tables); ++blk) {
+    for (BlockNumber blk = 0; blk <= static_cast<BlockNumber>(meta.tables) + 1; ++blk) {
         if (blk == kMetaBlock)
             fill_meta(page, meta);
         else

@@ -157,11 +157,11 @@ struct Presence {
 };
 
 void heap_row_present(Relation, ItemPointer tid, Datum *values, bool *isnull, bool, void *arg) {
-    if (isnull[0]) return;
     Presence *p = static_cast<Presence *>(arg);
-    uint64 fp = DatumGetSimhash64(values[0]);
-    for (int t = 0; t < p->ntables; ++t) {
-        sx::EntryKey e = entry_key(sx::table_key(p->layout, t, fp), tid);
+    bool null_row = isnull[0];
+    uint64 fp = null_row ? 0 : DatumGetSimhash64(values[0]);
+    for (int t = null_row ? p->ntables : 0; t < (null_row ? p->ntables + 1 : p->ntables); ++t) {
+        sx::EntryKey e = entry_key(null_row ? 0 : sx::table_key(p->layout, t, fp), tid);
         if (!std::binary_search(p->tables[t].keys, p->tables[t].keys + p->tables[t].nkeys, e, sx::key_less))
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                             errmsg("simhash index \"%s\" is corrupt: table %d lacks the heap row (%u,%u)",
@@ -170,9 +170,9 @@ void heap_row_present(Relation, ItemPointer tid, Datum *values, bool *isnull, bo
     }
 }
 
-// Walks every table; the results are in tables[0..meta.tables).
+// Walks every table and the NULL list; the results are in tables[0..meta.tables].
 void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tables, bool collect, bool count_dead) {
-    for (int t = 0; t < meta.tables; ++t) {
+    for (int t = 0; t <= meta.tables; ++t) {
         Walk *w = &tables[t];
         memset(w, 0, sizeof(*w));
         w->index = index;
@@ -196,10 +196,10 @@ SIMHASH_FUNCTION(simhash_index_check) {
     // ShareLock keeps writers and VACUUM out: the walk sees one consistent index.
     Relation index = open_simhash_index(indexoid, &heap, ShareLock);
     SimhashMeta meta = simhash_read_meta(index);
-    Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * meta.tables));
+    Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
     walk_all(index, heap, meta, tables, heapallindexed, false);
     if (heapallindexed) {
-        for (int t = 0; t < meta.tables; ++t) std::sort(tables[t].keys, tables[t].keys + tables[t].nkeys, sx::key_less);
+        for (int t = 0; t <= meta.tables; ++t) std::sort(tables[t].keys, tables[t].keys + tables[t].nkeys, sx::key_less);
         Presence p{tables, meta.tables, simhash_layout(meta), index};
         IndexInfo *info = BuildIndexInfo(index);
         table_index_build_scan(heap, index, info, true, false, heap_row_present, &p, nullptr);
@@ -216,7 +216,7 @@ SIMHASH_FUNCTION(simhash_index_info) {
     Relation heap;
     Relation index = open_simhash_index(indexoid, &heap, AccessShareLock);
     SimhashMeta meta = simhash_read_meta(index);
-    Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * meta.tables));
+    Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
     walk_all(index, heap, meta, tables, false, true);
     int64 entries = 0, dead = 0;
     int longest = 0, height = 0;

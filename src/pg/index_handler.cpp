@@ -4,11 +4,25 @@
 #include "simhash64.hpp"
 
 extern "C" {
+#include "commands/progress.h"
 #include "commands/vacuum.h"
 }
 
 // The index holds each whole fingerprint: index-only scans need no heap.
 static bool simhash_amcanreturn(Relation, int attno) { return attno == 1; }
+
+static char *simhash_ambuildphasename(int64 phase) {
+    switch (phase) {
+    case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+        return const_cast<char *>("initializing");
+    case kPhaseScanHeap:
+        return const_cast<char *>("scanning table");
+    case kPhaseWriteTables:
+        return const_cast<char *>("writing tables");
+    default:
+        return nullptr;
+    }
+}
 
 SIMHASH_FUNCTION(simhash_index_handler) {
     IndexAmRoutine *am = makeNode(IndexAmRoutine);
@@ -42,7 +56,7 @@ SIMHASH_FUNCTION(simhash_index_handler) {
     am->amcostestimate = simhash_amcostestimate;
     am->amoptions = simhash_amoptions;
     am->amproperty = nullptr;
-    am->ambuildphasename = nullptr;
+    am->ambuildphasename = simhash_ambuildphasename;
     am->amvalidate = simhash_amvalidate;
     am->amadjustmembers = nullptr;
     am->ambeginscan = simhash_ambeginscan;

@@ -6,6 +6,11 @@
 // A scan collects its hits (TID, fingerprint, distance) on the first call.
 // This is safe without holding pins for MVCC snapshots: a heap slot VACUUM
 // frees and a later insert reuses holds a tuple our snapshot cannot see.
+// Index-only scans also keep every leaf that gave a hit pinned until the scan
+// ends: VACUUM needs a cleanup lock on each leaf before it may remove heap
+// tuples and set pages all-visible, so a dead row's fingerprint can never be
+// returned as visible (entries a split moves go to new pages at the end,
+// which VACUUM reaches after the pinned ones).
 #include "index.hpp"
 
 #include <algorithm>
@@ -25,6 +30,7 @@ namespace {
 struct Hit {
     ItemPointerData tid;
     int16 distance;  // to the ORDER BY argument, 0 without one
+    bool null_fp;    // a row of the NULL list
     uint64 fp;
 };
 
@@ -50,11 +56,16 @@ struct ScanState {
     uint64 order_q;
     bool started;
     bool sweeping;    // ORDER BY only: the probes are done, batches follow
-    bool exhausted;   // nothing more to fetch once the hits run out
+    bool exhausted;   // no more batches once the hits run out
+    bool nulls_left;  // then the NULL rows (distance NULL sorts last)
     Hit after;        // batches keep only (distance, TID) greater than this
     Size batch;       // > 0 while filling a bounded heap
     Hit *hits;
     Size n, cap, pos;
+    Size added;       // hits ever offered to add_hit
+    bool pin_leaves;  // index-only scan: keep leaves with hits pinned
+    Buffer *pins;
+    Size npins, cappins;
 };
 
 bool tid_less(const Hit &a, const Hit &b) {
@@ -63,10 +74,12 @@ bool tid_less(const Hit &a, const Hit &b) {
 bool distance_less(const Hit &a, const Hit &b) { return a.distance != b.distance ? a.distance < b.distance : tid_less(a, b); }
 
 void add_hit(ScanState *st, const sx::EntryKey &e, uint64 fp, int distance) {
+    st->added++;
     Hit h;
     entry_tid(e, &h.tid);
     h.fp = fp;
     h.distance = static_cast<int16>(distance);
+    h.null_fp = false;
     if (st->batch > 0) {
         if (!distance_less(st->after, h)) return;
         if (st->n == st->batch) {
@@ -101,21 +114,35 @@ struct Pass {
     int above, upto;
 };
 
-// True when no key in [a, b] can be within the pass's radius of qkey.
-bool prunable(const Pass &p, uint64 a, uint64 b) {
-    if (p.radius >= 64) return false;
+// The radius a key must be within: the pass's, or, once a batch's bounded
+// heap is full, the distance of its farthest entry (nothing farther can enter).
+int current_radius(const Pass &p, const ScanState *st) {
+    if (st->batch > 0 && st->n == st->batch && st->hits[0].distance < p.radius) return st->hits[0].distance;
+    return p.radius;
+}
+
+// True when no key in [a, b] can be within `radius` of qkey.
+bool prunable(const Pass &p, int radius, uint64 a, uint64 b) {
+    if (radius >= 64) return false;
     int common = a == b ? 64 : __builtin_clzll(a ^ b);
     uint64 mask = common == 0 ? 0 : ~uint64{0} << (64 - common);
-    return __builtin_popcountll((a ^ p.qkey) & mask) > p.radius;
+    return __builtin_popcountll((a ^ p.qkey) & mask) > radius;
 }
 
 void leaf_hits(const Pass &p, Page page, ScanState *st) {
     const uint8 *area = page_area(page);
     size_t n = page_count(page);
+    if (p.table == p.layout->tables) {  // the NULL list
+        for (size_t i = 0; i < n; ++i) {
+            add_hit(st, sx::leaf_get(area, i), 0, 0);
+            st->hits[st->n - 1].null_fp = true;
+        }
+        return;
+    }
     for (size_t i = 0; i < n; ++i) {
         sx::EntryKey e = sx::leaf_get(area, i);
         if (e.key < p.lo || e.key > p.hi) continue;
-        if (__builtin_popcountll(e.key ^ p.qkey) > p.radius) continue;
+        if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
         uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
         bool inside = true;
         for (int b = 0; b < st->nballs && inside; ++b)
@@ -150,7 +177,16 @@ void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &b
         Child *children = nullptr;
         size_t nchildren = 0;
         if (op->flags & kPageLeaf) {
+            Size before = st->added;
             leaf_hits(p, page, st);
+            if (st->pin_leaves && st->added != before) {
+                if (st->npins == st->cappins) {
+                    st->cappins = st->cappins == 0 ? 16 : st->cappins * 2;
+                    st->pins = static_cast<Buffer *>(repalloc_huge(st->pins, st->cappins * sizeof(Buffer)));
+                }
+                IncrBufferRefCount(buf);
+                st->pins[st->npins++] = buf;
+            }
         } else {
             size_t n = page_count(page);
             children = static_cast<Child *>(palloc(sizeof(Child) * (n > 0 ? n : 1)));
@@ -159,7 +195,7 @@ void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &b
                 bool child_has_high = i + 1 < n || has_high;
                 sx::EntryKey child_high = i + 1 < n ? sx::internal_get(page_area(page), i + 1).low : high;
                 uint64 last = child_has_high ? child_high.key : ~uint64{0};
-                if (last < p.lo || e.low.key > p.hi || prunable(p, e.low.key, last)) continue;
+                if (last < p.lo || e.low.key > p.hi || prunable(p, current_radius(p, st), e.low.key, last)) continue;
                 children[nchildren++] = {e.child, child_has_high, child_high};
             }
         }
@@ -196,6 +232,13 @@ void collect(Relation index, ScanState *st, uint64 center, int radius, int above
     }
 }
 
+// Appends the rows whose fingerprint is NULL.
+void collect_nulls(Relation index, ScanState *st) {
+    SimhashMeta meta = simhash_read_meta(index);
+    sx::Layout layout = simhash_layout(meta);
+    run_pass(index, meta, layout, meta.tables, 0, ~uint64{0}, 0, 64, -1, 64, st);
+}
+
 // Sorts the hits, drops repeated TIDs, orders by distance if asked.
 void finish_hits(ScanState *st) {
     Hit *begin = st->hits, *end = st->hits + st->n;
@@ -204,7 +247,9 @@ void finish_hits(ScanState *st) {
         return ItemPointerEquals(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid));
     });
     st->n = end - begin;
-    if (st->ordered) std::sort(begin, end, distance_less);
+    if (st->ordered) std::sort(begin, end, [](const Hit &a, const Hit &b) {
+        return a.null_fp != b.null_fp ? b.null_fp : distance_less(a, b);
+    });
 }
 
 void start(IndexScanDesc scan) {
@@ -215,6 +260,9 @@ void start(IndexScanDesc scan) {
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
     st->cap = 1024;
     st->hits = static_cast<Hit *>(palloc(st->cap * sizeof(Hit)));
+    st->pin_leaves = scan->xs_want_itup;
+    st->cappins = 16;
+    st->pins = static_cast<Buffer *>(palloc(st->cappins * sizeof(Buffer)));
     if (st->nballs > 0) {
         Ball drive = st->balls[0];
         for (int b = 1; b < st->nballs; ++b)
@@ -230,8 +278,11 @@ void start(IndexScanDesc scan) {
         st->after.distance = static_cast<int16>(max_distance);
         ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);
         st->batch = 0;
+        st->nulls_left = true;
     } else {
+        // No qualifier: every row, NULL fingerprints included (last).
         collect(scan->indexRelation, st, 0, 64, -1, 64);
+        collect_nulls(scan->indexRelation, st);
     }
     finish_hits(st);
     MemoryContextSwitchTo(old);
@@ -241,13 +292,23 @@ void start(IndexScanDesc scan) {
 void next_batch(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
+    st->n = st->pos = 0;
+    if (st->exhausted) {
+        // Only the NULL rows are left; they are not ordered by any distance.
+        st->nulls_left = false;
+        Size batch = st->batch;
+        st->batch = 0;
+        collect_nulls(scan->indexRelation, st);
+        st->batch = batch;
+        MemoryContextSwitchTo(old);
+        return;
+    }
     Size batch = st->batch == 0 ? kFirstBatch : st->batch * 2;
     if (st->cap < batch) {
         st->hits = static_cast<Hit *>(repalloc_huge(st->hits, batch * sizeof(Hit)));
         st->cap = batch;
     }
     st->batch = batch;
-    st->n = st->pos = 0;
     SimhashMeta meta = simhash_read_meta(scan->indexRelation);
     sx::Layout layout = simhash_layout(meta);
     run_pass(scan->indexRelation, meta, layout, 0, 0, ~uint64{0}, st->order_q, 64, -1, 64, st);
@@ -255,6 +316,11 @@ void next_batch(IndexScanDesc scan) {
     st->exhausted = st->n < batch;
     if (st->n > 0) st->after = st->hits[st->n - 1];
     MemoryContextSwitchTo(old);
+}
+
+void release_pins(ScanState *st) {
+    for (Size i = 0; i < st->npins; ++i) ReleaseBuffer(st->pins[i]);
+    st->npins = 0;
 }
 
 }  // namespace
@@ -279,11 +345,13 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     if (keys && scan->numberOfKeys > 0) memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
     if (orderbys && scan->numberOfOrderBys > 0)
         memmove(scan->orderByData, orderbys, scan->numberOfOrderBys * sizeof(ScanKeyData));
+    release_pins(st);
     MemoryContextReset(st->hits_cxt);
     st->hits = nullptr;
     st->n = st->cap = st->pos = 0;
     st->started = st->sweeping = st->impossible = false;
     st->exhausted = true;
+    st->nulls_left = false;
     st->batch = 0;
     st->nballs = 0;
     for (int i = 0; i < scan->numberOfKeys; ++i) {
@@ -312,7 +380,7 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     if (!st->started) start(scan);
     if (st->impossible) return false;
-    if (st->pos >= st->n && !st->exhausted) next_batch(scan);
+    if (st->pos >= st->n && (!st->exhausted || st->nulls_left)) next_batch(scan);
     if (st->pos >= st->n) return false;
     const Hit &h = st->hits[st->pos++];
     scan->xs_heaptid = h.tid;
@@ -321,13 +389,13 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
         MemoryContextReset(st->tuple_cxt);
         MemoryContext old = MemoryContextSwitchTo(st->tuple_cxt);
         Datum value = Simhash64GetDatum(h.fp);
-        bool isnull = false;
+        bool isnull = h.null_fp;
         scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value, &isnull);
         MemoryContextSwitchTo(old);
     }
     if (st->ordered) {
         scan->xs_orderbyvals[0] = Int32GetDatum(h.distance);
-        scan->xs_orderbynulls[0] = st->order_null;
+        scan->xs_orderbynulls[0] = st->order_null || h.null_fp;
         scan->xs_recheckorderby = false;
     }
     return true;
@@ -343,6 +411,7 @@ extern "C" int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
 
 extern "C" void simhash_amendscan(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
+    release_pins(st);
     MemoryContextDelete(st->hits_cxt);
     MemoryContextDelete(st->tuple_cxt);
     pfree(st->balls);

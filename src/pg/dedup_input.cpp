@@ -1,0 +1,168 @@
+#include "dedup_input.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/plancache.h"
+#include "utils/syscache.h"
+}
+
+#include "near_pairs.hpp"
+
+static constexpr long kFetchRows = 10000;
+
+Oid dedup_simhash64_type(FunctionCallInfo fcinfo) {
+    Oid schema = get_func_namespace(fcinfo->flinfo->fn_oid);
+    Oid type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("simhash64"), ObjectIdGetDatum(schema));
+    if (!OidIsValid(type)) elog(ERROR, "type simhash64 not found in the schema of the simhash extension");
+    return type;
+}
+
+// The query must be one plain SELECT that changes nothing: no data-modifying
+// WITH, no FOR UPDATE/SHARE, no SELECT INTO.
+static void check_query(const char *caller, SPIPlanPtr plan, Oid simhash64_type) {
+    List *sources = SPI_plan_get_plan_sources(plan);
+    bool read_only_select = list_length(sources) == 1;
+    CachedPlanSource *source = read_only_select ? static_cast<CachedPlanSource *>(linitial(sources)) : nullptr;
+    if (source && source->commandTag != CMDTAG_SELECT) read_only_select = false;
+    if (source) {
+        ListCell *lc;
+        foreach (lc, source->query_list) {
+            Query *q = lfirst_node(Query, lc);
+            if (q->commandType != CMD_SELECT || q->hasModifyingCTE || q->rowMarks != NIL || q->utilityStmt)
+                read_only_select = false;
+        }
+    }
+    if (!read_only_select)
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                        errmsg("%s: the query must be a single read-only SELECT", caller),
+                        errhint("Pass a query such as 'SELECT id, fingerprint FROM documents'.")));
+    TupleDesc desc = source->resultDesc;
+    if (!desc || desc->natts != 2)
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("%s: the query must return exactly two columns, the key and the fingerprint", caller),
+                        errdetail("It returns %d columns.", desc ? desc->natts : 0)));
+    Oid fp_type = getBaseType(TupleDescAttr(desc, 1)->atttypid);
+    if (fp_type != simhash64_type && fp_type != INT8OID)
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("%s: the second column of the query must be of type simhash64 or bigint", caller),
+                        errdetail("Column \"%s\" is of type %s.", NameStr(TupleDescAttr(desc, 1)->attname),
+                                  format_type_be(TupleDescAttr(desc, 1)->atttypid))));
+}
+
+static void append_row(DedupInput *in, Datum key, std::uint64_t fp, int16 key_len, bool key_byval) {
+    if (in->rows == in->capacity) {
+        if (in->rows >= simhash::kMaxNearPairRows || in->rows >= static_cast<std::size_t>(PG_INT32_MAX))
+            ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                            errmsg("%s: the query returns more than %d rows", in->caller, PG_INT32_MAX)));
+        std::size_t grown = in->capacity * 2;
+        in->fingerprints = static_cast<std::uint64_t *>(repalloc_huge(in->fingerprints, grown * sizeof(std::uint64_t)));
+        in->keys = static_cast<Datum *>(repalloc_huge(in->keys, grown * sizeof(Datum)));
+        in->capacity = grown;
+    }
+    MemoryContext old = MemoryContextSwitchTo(in->context);
+    if (key_len == -1)
+        key = PointerGetDatum(PG_DETOAST_DATUM_COPY(key));
+    else if (!key_byval)
+        key = datumCopy(key, false, key_len);
+    MemoryContextSwitchTo(old);
+    in->fingerprints[in->rows] = fp;
+    in->keys[in->rows] = key;
+    ++in->rows;
+}
+
+void dedup_read_input(const char *caller, text *query, Oid simhash64_type, DedupInput *in) {
+    in->context = AllocSetContextCreate(CurrentMemoryContext, "simhash deduplication", ALLOCSET_DEFAULT_SIZES);
+    in->caller = caller;
+    in->rows = 0;
+    in->capacity = 1024;
+    in->fingerprints = static_cast<std::uint64_t *>(MemoryContextAlloc(in->context, in->capacity * sizeof(std::uint64_t)));
+    in->keys = static_cast<Datum *>(MemoryContextAlloc(in->context, in->capacity * sizeof(Datum)));
+    in->key_text = nullptr;
+    in->progress_level = DEBUG1;
+
+    char *sql = text_to_cstring(query);
+    if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "%s: SPI_connect failed", caller);
+    SPIPlanPtr plan = SPI_prepare(sql, 0, nullptr);
+    if (!plan)
+        elog(ERROR, "%s: could not prepare the query: %s", caller, SPI_result_code_string(SPI_result));
+    check_query(caller, plan, simhash64_type);
+    Portal portal = SPI_cursor_open(nullptr, plan, nullptr, nullptr, true);
+
+    Oid key_type = TupleDescAttr(portal->tupDesc, 0)->atttypid;
+    int16 key_len;
+    bool key_byval;
+    get_typlenbyval(key_type, &key_len, &key_byval);
+    Oid output_fn;
+    bool varlena;
+    getTypeOutputInfo(key_type, &output_fn, &varlena);
+    fmgr_info_cxt(output_fn, &in->key_output, in->context);
+
+    std::size_t next_report = kDedupProgressRows;
+    for (;;) {
+        SPI_cursor_fetch(portal, true, kFetchRows);
+        if (SPI_processed == 0) break;
+        TupleDesc desc = SPI_tuptable->tupdesc;
+        for (uint64 i = 0; i < SPI_processed; ++i) {
+            bool key_null, fp_null;
+            Datum key = SPI_getbinval(SPI_tuptable->vals[i], desc, 1, &key_null);
+            Datum fp = SPI_getbinval(SPI_tuptable->vals[i], desc, 2, &fp_null);
+            if (fp_null) continue;
+            if (key_null)
+                ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                                errmsg("%s: the query returned a NULL key", caller),
+                                errdetail("The row with fingerprint %016llx has no key.",
+                                          static_cast<unsigned long long>(DatumGetInt64(fp))),
+                                errhint("Every row needs a key that names it; rows with a NULL fingerprint are skipped.")));
+            append_row(in, key, static_cast<std::uint64_t>(DatumGetInt64(fp)), key_len, key_byval);
+        }
+        SPI_freetuptable(SPI_tuptable);
+        CHECK_FOR_INTERRUPTS();
+        if (in->rows >= next_report) {
+            in->progress_level = NOTICE;
+            ereport(NOTICE, (errmsg("%s: %zu rows read", caller, in->rows)));
+            next_report += kDedupProgressRows;
+        }
+    }
+    SPI_cursor_close(portal);
+    SPI_finish();
+    pfree(sql);
+}
+
+text *dedup_key_text(DedupInput *in, std::size_t row) {
+    if (!in->key_text)
+        in->key_text = static_cast<text **>(MemoryContextAllocExtended(in->context, in->rows * sizeof(text *), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO));
+    if (!in->key_text[row]) {
+        MemoryContext old = MemoryContextSwitchTo(in->context);
+        char *s = OutputFunctionCall(&in->key_output, in->keys[row]);
+        in->key_text[row] = cstring_to_text(s);
+        pfree(s);
+        MemoryContextSwitchTo(old);
+    }
+    return in->key_text[row];
+}
+
+bool dedup_pg_guarded(void (*fn)(void *), void *arg, MemoryContext context, ErrorData **error) {
+    MemoryContext old = CurrentMemoryContext;
+    volatile bool ok = true;
+    PG_TRY();
+    {
+        fn(arg);
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(context);
+        *error = CopyErrorData();
+        FlushErrorState();
+        ok = false;
+    }
+    PG_END_TRY();
+    MemoryContextSwitchTo(old);
+    return ok;
+}

@@ -1,0 +1,94 @@
+-- The near-duplicate guard: a trigger that refuses a row within k bits of
+-- another row's fingerprint (docs/guard.md).
+CREATE FUNCTION @extschema@.simhash_reject_near_duplicates() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'simhash_reject_near_duplicates' LANGUAGE C;
+COMMENT ON FUNCTION @extschema@.simhash_reject_near_duplicates()
+    IS 'BEFORE ROW trigger: rejects a fingerprint within k bits of another row''s (args: column, k = 3, key columns...)';
+
+-- The name of the guard of column col: deterministic, so unguard finds it.
+CREATE FUNCTION @extschema@.simhash_guard_trigger_name(col pg_catalog.name) RETURNS pg_catalog.name
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN pg_catalog.concat('simhash_guard_', col)::pg_catalog.name;
+
+CREATE FUNCTION @extschema@.simhash_guard(tbl pg_catalog.regclass, col pg_catalog.name, max_distance pg_catalog.int4 DEFAULT 3)
+    RETURNS void LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    col_attnum int2;
+    keys text;
+    relkind "char";
+BEGIN
+    SELECT c.relkind INTO relkind FROM pg_catalog.pg_class c WHERE c.oid = tbl;
+    IF relkind IS NULL OR relkind NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION 'simhash_guard: "%" is not a table', tbl USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF max_distance IS NULL OR max_distance < 0 OR max_distance > 32 THEN
+        RAISE EXCEPTION 'simhash_guard: maximum distance % is out of range', max_distance
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'The maximum distance is between 0 and 32.';
+    END IF;
+    SELECT a.attnum INTO col_attnum FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = tbl AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
+    IF col_attnum IS NULL THEN
+        RAISE EXCEPTION 'simhash_guard: column "%" of relation "%" does not exist', col, tbl
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
+                    WHERE a.attrelid = tbl AND a.attnum = col_attnum
+                      AND (SELECT CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+                             FROM pg_catalog.pg_type t WHERE t.oid = a.atttypid)
+                          = '@extschema@.simhash64'::pg_catalog.regtype) THEN
+        RAISE EXCEPTION 'simhash_guard: column "%" of relation "%" is not of type simhash64', col, tbl
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    -- The primary key names the existing row in the error.
+    SELECT pg_catalog.string_agg(pg_catalog.quote_literal(a.attname), ', ' ORDER BY k.ord) INTO keys
+      FROM pg_catalog.pg_index i
+      CROSS JOIN LATERAL pg_catalog.unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+      JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+     WHERE i.indrelid = tbl AND i.indisprimary;
+
+    -- Guarding again replaces the guard (a new maximum distance).
+    IF EXISTS (SELECT FROM pg_catalog.pg_trigger t
+                WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)) THEN
+        EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', @extschema@.simhash_guard_trigger_name(col), tbl);
+    END IF;
+    EXECUTE pg_catalog.format(
+        'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
+        'EXECUTE FUNCTION @extschema@.simhash_reject_near_duplicates(%s, %s%s)',
+        @extschema@.simhash_guard_trigger_name(col), tbl,
+        pg_catalog.quote_literal(col), pg_catalog.quote_literal(max_distance::text),
+        COALESCE(', ' || keys, ''));
+
+    -- Without an index the guard scans the whole table for every row. The
+    -- simhash access method may not be installed (it ships separately from
+    -- the guard): only then is the index skipped.
+    IF EXISTS (SELECT FROM pg_catalog.pg_am WHERE amname = 'simhash' AND amtype = 'i')
+       AND NOT EXISTS (SELECT FROM pg_catalog.pg_index i
+                         JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid
+                         JOIN pg_catalog.pg_am am ON am.oid = ic.relam
+                        WHERE i.indrelid = tbl AND am.amname = 'simhash' AND i.indkey[0] = col_attnum
+                          AND i.indpred IS NULL) THEN
+        EXECUTE pg_catalog.format('CREATE INDEX ON %s USING simhash (%I)', tbl, col);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.simhash_guard(pg_catalog.regclass, pg_catalog.name, pg_catalog.int4)
+    IS 'reject rows whose fingerprint in col is within max_distance bits of another row''s (creates a simhash index if none)';
+
+CREATE FUNCTION @extschema@.simhash_unguard(tbl pg_catalog.regclass, col pg_catalog.name)
+    RETURNS void LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_trigger t
+                    WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
+                      AND NOT t.tgisinternal AND t.tgparentid = 0) THEN
+        RAISE EXCEPTION 'simhash_unguard: relation "%" has no simhash guard on column "%"', tbl, col
+            USING ERRCODE = 'undefined_object';
+    END IF;
+    EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', @extschema@.simhash_guard_trigger_name(col), tbl);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.simhash_unguard(pg_catalog.regclass, pg_catalog.name)
+    IS 'remove the guard of col (the index stays)';

@@ -1,0 +1,70 @@
+-- The markdown table of one run (psql variable n): medians and ratios against
+-- the targets of issue 3.  Latency targets are stated at 1M/10M rows; at other
+-- sizes the 1M target is shown for orientation.
+CREATE OR REPLACE FUNCTION pg_temp.v(ds text, n bigint, m text) RETURNS float8 LANGUAGE sql
+  AS $$ SELECT value FROM bench_result WHERE dataset = ds AND bench_result.n = v.n AND metric = m $$;
+CREATE OR REPLACE FUNCTION pg_temp.f(x float8) RETURNS text LANGUAGE sql
+  AS $$ SELECT CASE WHEN x IS NULL THEN '-' WHEN abs(x) >= 100 THEN round(x::numeric, 0)::text
+                    WHEN abs(x) >= 1 THEN round(x::numeric, 2)::text ELSE round(x::numeric, 3)::text END $$;
+
+SELECT '| data | measure | simhash | baseline | ratio | target | result |';
+SELECT '|---|---|---|---|---|---|---|';
+WITH d AS (SELECT DISTINCT dataset AS ds FROM bench_result WHERE n = :n),
+rows AS (
+  SELECT ds, ord, measure, sim, base, ratio, target, ok FROM d, LATERAL (VALUES
+    (1, 'k=3 median ms vs pigeonhole', pg_temp.v(ds, :n, 'simhash_k3_ms'), pg_temp.v(ds, :n, 'pigeonhole_k3_ms'),
+        pg_temp.v(ds, :n, 'pigeonhole_k3_ms') / pg_temp.v(ds, :n, 'simhash_k3_ms'),
+        CASE WHEN :n >= 10000000 THEN '>= 5x faster' ELSE '>= 3x faster' END,
+        pg_temp.v(ds, :n, 'pigeonhole_k3_ms') / pg_temp.v(ds, :n, 'simhash_k3_ms') >= CASE WHEN :n >= 10000000 THEN 5 ELSE 3 END),
+    (1.5, 'k=3 median ms vs pigeonhole, net of the timer floor (next row)',
+        pg_temp.v(ds, :n, 'simhash_k3_ms') - pg_temp.v(ds, :n, 'floor_ms'),
+        pg_temp.v(ds, :n, 'pigeonhole_k3_ms') - pg_temp.v(ds, :n, 'floor_ms'),
+        (pg_temp.v(ds, :n, 'pigeonhole_k3_ms') - pg_temp.v(ds, :n, 'floor_ms'))
+          / (pg_temp.v(ds, :n, 'simhash_k3_ms') - pg_temp.v(ds, :n, 'floor_ms')), '-', NULL),
+    (1.6, 'timer floor: median ms of a prepared statement reading nothing', pg_temp.v(ds, :n, 'floor_ms'), NULL,
+        NULL, '-', NULL),
+    (2, 'k=3 median ms vs seqscan', pg_temp.v(ds, :n, 'simhash_k3_ms'), pg_temp.v(ds, :n, 'seq_k3_ms'),
+        pg_temp.v(ds, :n, 'seq_k3_ms') / pg_temp.v(ds, :n, 'simhash_k3_ms'), '>= 1000x faster (10M)',
+        CASE WHEN :n >= 10000000 THEN pg_temp.v(ds, :n, 'seq_k3_ms') / pg_temp.v(ds, :n, 'simhash_k3_ms') >= 1000 END),
+    (3, 'k=3 median ms vs B-tree equality', pg_temp.v(ds, :n, 'simhash_k3_ms'), pg_temp.v(ds, :n, 'btree_eq_ms'),
+        pg_temp.v(ds, :n, 'simhash_k3_ms') / pg_temp.v(ds, :n, 'btree_eq_ms'), '<= 2x slower',
+        pg_temp.v(ds, :n, 'simhash_k3_ms') / pg_temp.v(ds, :n, 'btree_eq_ms') <= 2),
+    (4, 'k=6 median ms (max_distance 6) vs seqscan', pg_temp.v(ds, :n, 'simhash_k6_ms'), pg_temp.v(ds, :n, 'seq_k6_ms'),
+        pg_temp.v(ds, :n, 'seq_k6_ms') / pg_temp.v(ds, :n, 'simhash_k6_ms'), '<= 1 ms',
+        pg_temp.v(ds, :n, 'simhash_k6_ms') <= 1),
+    (5, 'ORDER BY <-> LIMIT 10, planted near-duplicates, median ms', pg_temp.v(ds, :n, 'knn_planted_ms'), NULL,
+        NULL, '<= 0.5 ms', pg_temp.v(ds, :n, 'knn_planted_ms') <= 0.5),
+    (6, 'ORDER BY <-> LIMIT 10, random queries, median ms vs seqscan', pg_temp.v(ds, :n, 'knn_random_ms'),
+        pg_temp.v(ds, :n, 'knn_seq_random_ms'), pg_temp.v(ds, :n, 'knn_seq_random_ms') / pg_temp.v(ds, :n, 'knn_random_ms'),
+        '<= 10 ms and >= 10x faster',
+        pg_temp.v(ds, :n, 'knn_random_ms') <= 10 AND pg_temp.v(ds, :n, 'knn_seq_random_ms') / pg_temp.v(ds, :n, 'knn_random_ms') >= 10),
+    (7, 'build ms vs B-tree on bigint', pg_temp.v(ds, :n, 'build_simhash_ms'), pg_temp.v(ds, :n, 'build_btree_ms'),
+        pg_temp.v(ds, :n, 'build_simhash_ms') / pg_temp.v(ds, :n, 'build_btree_ms'), '<= 2x',
+        pg_temp.v(ds, :n, 'build_simhash_ms') / pg_temp.v(ds, :n, 'build_btree_ms') <= 2),
+    (8, 'build ms vs 4 pigeonhole B-trees', pg_temp.v(ds, :n, 'build_simhash_ms'), pg_temp.v(ds, :n, 'build_pigeonhole_ms'),
+        pg_temp.v(ds, :n, 'build_simhash_ms') / pg_temp.v(ds, :n, 'build_pigeonhole_ms'), '< 1x',
+        pg_temp.v(ds, :n, 'build_simhash_ms') < pg_temp.v(ds, :n, 'build_pigeonhole_ms')),
+    (9, 'size bytes/row vs 4 pigeonhole B-trees', pg_temp.v(ds, :n, 'size_simhash_bytes') / :n,
+        pg_temp.v(ds, :n, 'size_pigeonhole_bytes') / :n,
+        pg_temp.v(ds, :n, 'size_simhash_bytes') / pg_temp.v(ds, :n, 'size_pigeonhole_bytes'), '<= 1.5x',
+        pg_temp.v(ds, :n, 'size_simhash_bytes') / pg_temp.v(ds, :n, 'size_pigeonhole_bytes') <= 1.5),
+    (10, 'size bytes/row vs B-tree on bigint', pg_temp.v(ds, :n, 'size_simhash_bytes') / :n,
+        pg_temp.v(ds, :n, 'size_btree_bytes') / :n,
+        pg_temp.v(ds, :n, 'size_simhash_bytes') / pg_temp.v(ds, :n, 'size_btree_bytes'), '-', NULL),
+    (11, 'max_distance 6: build ms, bytes/row', pg_temp.v(ds, :n, 'build_simhash6_ms'), pg_temp.v(ds, :n, 'size_simhash6_bytes') / :n,
+        NULL, '-', NULL),
+    (12, 'single-row inserts/s, pgbench 2 clients, vs B-tree', pg_temp.v(ds, :n, 'insert_simhash_tps'),
+        pg_temp.v(ds, :n, 'insert_btree_tps'), pg_temp.v(ds, :n, 'insert_simhash_tps') / pg_temp.v(ds, :n, 'insert_btree_tps'),
+        '>= 0.5x', pg_temp.v(ds, :n, 'insert_simhash_tps') / pg_temp.v(ds, :n, 'insert_btree_tps') >= 0.5),
+    (13, 'exact: mean matches k=3 (simhash / pigeonhole / seqscan), k=6 (simhash / seqscan)',
+        pg_temp.v(ds, :n, 'check_simhash_k3_rows'), pg_temp.v(ds, :n, 'seq_k3_rows'), NULL,
+        'equal',
+        pg_temp.v(ds, :n, 'check_simhash_k3_rows') = pg_temp.v(ds, :n, 'seq_k3_rows')
+          AND pg_temp.v(ds, :n, 'check_pigeonhole_k3_rows') = pg_temp.v(ds, :n, 'seq_k3_rows')
+          AND pg_temp.v(ds, :n, 'check_simhash_k6_rows') = pg_temp.v(ds, :n, 'seq_k6_rows'))
+  ) AS t(ord, measure, sim, base, ratio, target, ok)
+)
+SELECT format('| %s %s | %s | %s | %s | %s | %s | %s |', ds, pg_temp.f(:n), measure, pg_temp.f(sim), pg_temp.f(base),
+              CASE WHEN ratio IS NULL THEN '-' ELSE pg_temp.f(ratio) || 'x' END, target,
+              CASE WHEN ok IS NULL THEN '-' WHEN ok THEN 'pass' ELSE 'FAIL' END)
+FROM rows ORDER BY ds DESC, ord;

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Benchmark of the simhash index against a sequential scan, the pure-SQL
+# pigeonhole (four B-tree expression indexes on 16-bit blocks) and a plain
+# B-tree on bigint (issue 3, "Speed and size"), side by side in one run.
+#
+#   test/bench/index_bench.sh [--rows N | --1m | --10m] [--queries Q] [--seq-queries S]
+#                             [--insert-seconds T] [--datasets "random clustered"] [--db NAME]
+#
+# Connects with the usual PGHOST/PGPORT/PGUSER; the extension must be
+# installed.  Drops and recreates database NAME (default simhash_bench).
+# Prints a markdown table; results accumulate in bench_result of that
+# database, and as CSV and plans in $OUT (default /tmp/simhash-bench).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+rows=100000 nq=300 nseq=30 secs=10 db=simhash_bench datasets="random clustered"
+out=${OUT:-/tmp/simhash-bench}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rows) rows=$2; shift;;
+    --1m) rows=1000000;;
+    --10m) rows=10000000; nseq=10;;
+    --queries) nq=$2; shift;;
+    --seq-queries) nseq=$2; shift;;
+    --insert-seconds) secs=$2; shift;;
+    --datasets) datasets=$2; shift;;
+    --db) db=$2; shift;;
+    *) echo "unknown option $1" >&2; exit 2;;
+  esac
+  shift
+done
+mkdir -p "$out"
+psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" 2>/dev/null
+psql_db -f "$here/bench_setup.sql"
+
+for ds in $datasets; do
+  echo "== $ds, $rows rows: load and build" >&2
+  psql_db -v n="$rows" -v dataset="$ds" -f "$here/bench_load.sql" > /dev/null
+  echo "== $ds: queries" >&2
+  psql_db -v n="$rows" -v dataset="$ds" -v nq="$nq" -v nseq="$nseq" \
+    -v planlog="$out/plans-$ds-$rows.txt" -f "$here/bench_queries.sql"
+
+  # single-row inserts, 2 clients, into a copy of the data set that has one
+  # index: the simhash index, or a B-tree on bigint
+  echo "== $ds: inserts (pgbench, 2 clients, $secs s each)" >&2
+  fn=$([ "$ds" = random ] && echo rnd64 || echo clustered64)
+  psql_db -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS ins_simhash, ins_btree" \
+    -c "CREATE TABLE ins_simhash AS SELECT fp FROM bench" -c "CREATE TABLE ins_btree AS SELECT fpi FROM bench" \
+    -c "CREATE INDEX ON ins_simhash USING simhash (fp) WITH (max_distance = 3)" -c "CREATE INDEX ON ins_btree (fpi)" \
+    -c "VACUUM ANALYZE ins_simhash" -c "VACUUM ANALYZE ins_btree" -c "CHECKPOINT"
+  printf '%s\n' '\set g random(100000000000, 900000000000)' \
+    "INSERT INTO ins_simhash (fp) VALUES ($fn(:g)::simhash64);" > "$out/ins_simhash.sql"
+  printf '%s\n' '\set g random(100000000000, 900000000000)' \
+    "INSERT INTO ins_btree (fpi) VALUES ($fn(:g));" > "$out/ins_btree.sql"
+  for t in btree simhash; do
+    # synchronous_commit off: the cost measured is the index, not the WAL flush
+    tps=$(PGOPTIONS="-c synchronous_commit=off" pgbench -n -M prepared -c 2 -j 2 -T "$secs" -f "$out/ins_$t.sql" "$db" 2>&1 \
+          | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+    psql_db -c "SELECT bench_put('$ds', $rows, 'insert_${t}_tps', $tps)" > /dev/null
+  done
+  psql_db -c "DROP TABLE ins_simhash, ins_btree"
+done
+
+psql_db -A -F, -c "SELECT * FROM bench_result ORDER BY 1, 2, 3" > "$out/results-$rows.csv"
+psql_db -v n="$rows" -At -f "$here/bench_report.sql"

@@ -1,0 +1,95 @@
+# Concurrency: 8 pgbench clients insert, update, delete, vacuum and query
+# through the index at once for SIMHASH_PGBENCH_SECONDS (default 60).  Every
+# query transaction compares the index's answer with a sequential scan under
+# the same snapshot and fails the run on any difference; at the end, after
+# VACUUM, the index equals a sequential scan and passes its heapallindexed check.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SimhashTest;
+
+my $method = index_method();
+my $seconds = $ENV{SIMHASH_PGBENCH_SECONDS} // 60;
+
+my $node = PostgreSQL::Test::Cluster->new('conc');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+max_connections = 30
+max_wal_size = 1GB
+});
+$node->start;
+create_test_schema($node);
+create_queries($node);
+insert_rows($node, 'fps', 1, 20000);
+create_simhash_index($node, $method, 'fps', 'fps_idx', 3);
+
+# (pgbench substitutes variables inside quoted literals too.)
+# Under one REPEATABLE READ snapshot the index-only scan, the plain index scan,
+# the bitmap scan and the sequential scan must count the same rows; a mismatch casts the message to
+# int, which fails and aborts the client with the counts in the log.
+my $check_within = q{
+\set g random(1, 200000)
+\set k random(0, 4)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) AS ios FROM fps WHERE fp <@ simhash_ball(test_fp(:g), :k) \gset
+SET LOCAL enable_indexonlyscan = off;
+SELECT count(*) AS idx FROM fps WHERE fp <@ simhash_ball(test_fp(:g), :k) \gset
+SET LOCAL enable_indexscan = off;
+SET LOCAL enable_bitmapscan = on;
+SELECT count(*) AS bmp FROM fps WHERE simhash_within(fp, test_fp(:g), :k) \gset
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) AS seq FROM fps WHERE fp <@ simhash_ball(test_fp(:g), :k) \gset
+END;
+\if :ios != :seq or :idx != :seq or :bmp != :seq
+SELECT ('index-only ' || :ios || ', index ' || :idx || ', bitmap ' || :bmp || ', seqscan ' || :seq || ' for g = ' || :g || ', k = ' || :k)::int;
+\endif
+};
+my $check_knn = q{
+\set g random(1, 200000)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SET LOCAL enable_seqscan = off;
+SELECT coalesce(string_agg(d::text, ','), '') AS idx FROM (SELECT fp <-> test_fp(:g) AS d FROM fps WHERE fp IS NOT NULL ORDER BY fp <-> test_fp(:g) LIMIT 5) s \gset
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_indexscan = off;
+SELECT coalesce(string_agg(d::text, ','), '') AS seq FROM (SELECT d FROM (SELECT fp <-> test_fp(:g) AS d FROM fps WHERE fp IS NOT NULL) a ORDER BY d LIMIT 5) s \gset
+END;
+SELECT (':idx' = ':seq')::int AS same \gset
+\if :same = 0
+SELECT ('knn index :idx, seqscan :seq for g = :g')::int;
+\endif
+};
+
+$node->pgbench(
+	"--no-vacuum --client=8 --jobs=2 --time=$seconds",
+	0,
+	[qr{processed: [1-9]}],
+	[],
+	'8 clients insert, update, delete, vacuum and query concurrently',
+	{
+		'simhash_insert@10' =>
+		  "\\set g random(200001, 900000000)\nINSERT INTO fps (g, fp) VALUES (:g, test_fp(:g));\n",
+		'simhash_insert_many@2' =>
+		  "\\set g random(200001, 900000000)\nINSERT INTO fps (g, fp) SELECT g, test_fp(g) FROM generate_series(:g, :g + 50) g;\n",
+		'simhash_update@4' =>
+		  "\\set r random(1, 60000)\n\\set g random(1, 200000)\nUPDATE fps SET fp = test_fp(:g) WHERE id = :r;\n",
+		'simhash_delete@4' =>
+		  "\\set r random(1, 60000)\nDELETE FROM fps WHERE id BETWEEN :r AND :r + 3;\n",
+		'simhash_vacuum@1' => "VACUUM fps;\n",
+		'simhash_within@6' => $check_within,
+		'simhash_knn@3' => $check_knn,
+	});
+
+$node->safe_psql('postgres', 'VACUUM fps');
+compare_with_seqscan($node, $node, 'fps', 'fps_idx', $method, [0, 1, 2, 3, 4, 6], 'after pgbench');
+compare_knn_with_seqscan($node, $node, 'fps', 'fps_idx', $method, 10, 'after pgbench');
+index_check($node, 'fps_idx', 1, 'after pgbench', method => $method);
+
+$node->stop;
+done_testing();

@@ -1,0 +1,165 @@
+# Cancellation and progress: a CREATE INDEX cancelled by statement_timeout at
+# several points of the build (heap scan, and the access method's own sorting
+# and page writing) stops within a second and leaves no index behind; a long
+# query through the index is cancelled as promptly; and
+# pg_stat_progress_create_index shows the build while it runs, seen from a
+# second session.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use Time::HiRes qw(time);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SimhashTest;
+
+my $method = index_method();
+my $rows = $ENV{SIMHASH_CANCEL_ROWS} // 600000;
+
+my $node = PostgreSQL::Test::Cluster->new('cancel');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+max_wal_size = 1GB
+maintenance_work_mem = '256MB'
+});
+$node->start;
+create_test_schema($node);
+create_queries($node);
+
+# cheap pseudo-random fingerprints, so the build dominates, not the load
+$node->safe_psql('postgres', qq{
+CREATE TABLE big (id bigint, fp simhash64);
+INSERT INTO big SELECT g, ((hashint8(g)::bigint << 32) | (hashint8(-g)::bigint & 4294967295))::simhash64
+  FROM generate_series(1, $rows) g;
+VACUUM ANALYZE big;
+});
+
+my $with = $method eq 'simhash' ? 'WITH (max_distance = 3)' : '';
+my $create = "CREATE INDEX big_idx ON big USING $method (fp) $with";
+
+# the uncancelled build time sets where the timeouts land
+my $t0 = time;
+$node->safe_psql('postgres', $create);
+my $build_ms = (time - $t0) * 1000;
+note(sprintf('full build of %d rows: %.0f ms', $rows, $build_ms));
+$node->safe_psql('postgres', 'DROP INDEX big_idx');
+
+sub no_index_left
+{
+	return $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_class WHERE relname = 'big_idx'") eq '0';
+}
+
+for my $fraction (0.2, 0.5, 0.8, 0.95)
+{
+	my $timeout = int($build_ms * $fraction) || 1;
+	my $start = time;
+	my ($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = $timeout; $create");
+	my $elapsed = (time - $start) * 1000;
+	if ($rc == 0)
+	{
+		# the build beat the timeout on this run: nothing to assert but the result
+		note("build finished within $timeout ms");
+		$node->safe_psql('postgres', 'DROP INDEX big_idx');
+		next;
+	}
+	like($err, qr/canceling statement due to statement timeout/,
+		"build cancelled at $timeout ms ($fraction of the build)");
+	cmp_ok($elapsed, '<', $timeout + 1000, "cancelled build returned within a second (took "
+		  . int($elapsed) . " ms)");
+	ok(no_index_left(), "cancelled build at $fraction left no index");
+}
+
+# the table is intact and a full build still works and checks
+$node->safe_psql('postgres', $create);
+index_check($node, 'big_idx', 1, 'build after cancellations', method => $method);
+
+# A query that runs long through the index (one probe per outer row, or a
+# sweep at a radius above max_distance) is cancelled as promptly.
+for my $sql (
+	'SELECT count(*) FROM big a JOIN big b ON simhash_within(b.fp, a.fp, 3)',
+	'SELECT count(*) FROM big a JOIN big b ON b.fp <@ simhash_ball(a.fp, 12) WHERE a.id < 2000')
+{
+	my $start = time;
+	my ($rc, $out, $err) = $node->psql('postgres',
+		"SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = 300; $sql");
+	my $elapsed = (time - $start) * 1000;
+	like($err, qr/canceling statement due to statement timeout/, "query cancelled: $sql");
+	cmp_ok($elapsed, '<', 1300, "cancelled query returned within a second (took " . int($elapsed) . " ms)");
+}
+
+# Progress.  An expression that sleeps per row keeps the heap scan of a small
+# table going for seconds; a second session polls the progress view, records
+# the phases and counters it sees, then cancels the build.
+$node->safe_psql('postgres', q{
+CREATE FUNCTION slow_fp(g bigint) RETURNS simhash64 LANGUAGE sql IMMUTABLE
+  AS $$ SELECT test_fp(g) FROM pg_sleep(0.0005) $$;
+CREATE TABLE slow (id bigint);
+INSERT INTO slow SELECT generate_series(1, 4000);
+VACUUM ANALYZE slow;
+-- Before the heap scan reads its first page, core reports blocks_done =
+-- blocks_total; only values strictly inside count as progress.
+CREATE FUNCTION watch_build(tbl regclass, cancel_at_blocks bigint) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+  phases text[] := '{}';
+  seen_command text;
+  steps bigint[] := '{}';
+  total_blocks bigint := 0;
+  cancelled_at timestamptz;
+BEGIN
+  FOR i IN 1..12000 LOOP
+    PERFORM pg_stat_clear_snapshot();
+    SELECT * INTO r FROM pg_stat_progress_create_index p WHERE p.relid = tbl;
+    IF NOT FOUND THEN
+      EXIT WHEN cardinality(phases) > 0;
+    ELSE
+      seen_command := r.command;
+      IF NOT r.phase = ANY (phases) THEN phases := phases || r.phase; END IF;
+      total_blocks := greatest(total_blocks, r.blocks_total);
+      IF r.blocks_done > 0 AND r.blocks_done < r.blocks_total AND NOT r.blocks_done = ANY (steps) THEN
+        steps := steps || r.blocks_done;
+      END IF;
+      IF cancelled_at IS NULL AND r.blocks_done >= cancel_at_blocks AND r.blocks_done < r.blocks_total THEN
+        cancelled_at := clock_timestamp();
+        PERFORM pg_cancel_backend(r.pid);
+      END IF;
+    END IF;
+    PERFORM pg_sleep(0.005);
+  END LOOP;
+  RETURN format('%s|%s|%s/%s|%s', seen_command, array_to_string(phases, ';'),
+                cardinality(steps), total_blocks,
+                coalesce((extract(epoch FROM clock_timestamp() - cancelled_at) * 1000)::int, -1));
+END $$;
+});
+
+my $builder = $node->background_psql('postgres', on_error_stop => 0);
+$builder->query_until(qr/go/, "\\echo go\nCREATE INDEX slow_idx ON slow USING $method ((slow_fp(id))) $with;\n");
+my $blocks = $node->safe_psql('postgres', "SELECT relpages FROM pg_class WHERE relname = 'slow'");
+my $seen = $node->safe_psql('postgres', "SELECT watch_build('slow', $blocks / 2)");
+note("progress seen: $seen");
+my ($command, $phases, $progress, $cancel_ms) = split /\|/, $seen;
+is($command, 'CREATE INDEX', 'progress view shows the CREATE INDEX');
+like($phases, qr/building index: scanning table/, 'the heap scan sub-phase is reported');
+my ($steps, $total) = split m{/}, $progress;
+is($total, $blocks, 'blocks_total is the table size');
+cmp_ok($steps, '>=', 2, 'blocks_done advanced through the table while the build ran');
+cmp_ok($cancel_ms, '>=', 0, 'the build was cancelled from the second session');
+cmp_ok($cancel_ms, '<', 1000, "and left the progress view within a second ($cancel_ms ms)");
+$builder->quit;
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'slow_idx'"), '0',
+	'cancelled build left no index');
+
+# a complete build reports the access method's own phases after the scan
+$builder = $node->background_psql('postgres', on_error_stop => 0);
+$builder->query_until(qr/go/, "\\echo go\nCREATE INDEX slow_idx ON slow USING $method ((slow_fp(id))) $with;\n");
+$seen = $node->safe_psql('postgres', "SELECT watch_build('slow', $blocks)");
+note("progress of a complete build: $seen");
+$builder->quit;
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'slow_idx'"), '1',
+	'uncancelled build completed');
+index_check($node, 'slow_idx', 1, 'expression index', method => $method);
+
+$node->stop;
+done_testing();
