@@ -199,6 +199,15 @@ private:
 
     // Every run of n consecutive code points of the word; a shorter word is one feature.
     void char_grams(std::string_view w) {
+        if (std::all_of(w.begin(), w.end(), [](char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; })) {
+            // ASCII: code points are bytes.
+            if (w.size() <= n_) {
+                collector_.feature(w);
+            } else {
+                for (std::size_t i = 0; i + n_ <= w.size(); ++i) collector_.feature(w.substr(i, n_));
+            }
+            return;
+        }
         starts_.clear();
         for (std::size_t i = 0; i < w.size(); ++i)
             if ((static_cast<unsigned char>(w[i]) & 0xC0) != 0x80) starts_.push_back(i);

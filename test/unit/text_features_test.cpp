@@ -242,3 +242,7 @@ TEST(TextFeatures, ManyDistinctFeaturesCountedExactly) {
         EXPECT_EQ(from_rows(rows), fp(text, o));
     }
 }
+
+TEST(TextFeatures, CharacterGramsMayBeDigitsInsideAWord) {
+    EXPECT_EQ(features("x123 456", chars(3)), (F{"x12", "123"}));
+}
