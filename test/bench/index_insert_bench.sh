@@ -43,7 +43,7 @@ DO \$\$ DECLARE t0 timestamptz; v simhash64; BEGIN
 SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 2) FROM lat;
 SELECT pg_backend_pid() AS pid \\gset
 \\setenv BPID :pid
-\\! awk '{print \\$14 + \\$15}' /proc/\\$BPID/stat > /tmp/insbench_cpu0
+\\! awk '{print \$14 + \$15}' /proc/\$BPID/stat > /tmp/insbench_cpu0
 DO \$\$ DECLARE v simhash64; BEGIN
   FOR i IN 1..$nq LOOP
     v := rnd64(70000000000000 + i)::simhash64; EXECUTE format('EXECUTE nn(%L)', v);
