@@ -76,6 +76,12 @@ std::size_t leaf_remove_if(std::uint8_t *area, std::size_t n, Pred dead) {
     return n;
 }
 
+// Writes to `out` (room for n) the positions of the entries whose key is
+// within `radius` bits of `qkey`; returns how many. The inner loop of every
+// scan: a leaf sweep for ORDER BY reads every entry of a table through it.
+std::size_t leaf_near(const std::uint8_t *area, std::size_t n, std::uint64_t qkey, int radius,
+                      std::uint16_t *out) noexcept;
+
 // Splits the n entries of a full leaf around their median: `scratch` (room
 // for n entries) receives them sorted; the lower half is written back to
 // `left`, the upper half to `right`. Returns the separator (the first key of

@@ -103,6 +103,9 @@ void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, con
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
 int simhash_max_distance_option(Relation index);
 
+// index_append_wal.cpp: appends `key` to exclusively locked leaf `buf` (which has room), WAL-logged.
+void simhash_leaf_append(Relation index, Buffer buf, const sx::EntryKey &key);
+
 // Build sub-phases shown in pg_stat_progress_create_index.
 constexpr int64 kPhaseScanHeap = 2;   // PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE is 1
 constexpr int64 kPhaseWriteTables = 3;

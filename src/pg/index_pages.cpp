@@ -72,15 +72,6 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
     }
 }
 
-static void leaf_append(Relation index, Buffer buf, const sx::EntryKey &key) {
-    GenericXLogState *state = GenericXLogStart(index);
-    Page page = GenericXLogRegisterBuffer(state, buf, 0);
-    size_t n = page_count(page);
-    sx::leaf_put(page_area(page), n, key);
-    page_set_count(page, n + 1);
-    GenericXLogFinish(state);
-}
-
 // Optimistic insert: share locks down to the leaf, then an exclusive lock on
 // the leaf; succeeds when the leaf has room (almost always).
 static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
@@ -105,7 +96,7 @@ static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryK
         UnlockReleaseBuffer(buf);
         return false;
     }
-    leaf_append(index, buf, key);
+    simhash_leaf_append(index, buf, key);
     UnlockReleaseBuffer(buf);
     return true;
 }
@@ -209,7 +200,7 @@ static void insert_pessimistic(Relation index, BlockNumber root, const sx::Entry
         UnlockReleaseBuffer(buf);
         buf = next;
     }
-    leaf_append(index, buf, key);
+    simhash_leaf_append(index, buf, key);
     UnlockReleaseBuffer(buf);
 }
 

@@ -140,8 +140,12 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
         }
         return;
     }
-    for (size_t i = 0; i < n; ++i) {
-        sx::EntryKey e = sx::leaf_get(area, i);
+    // The radius only shrinks while the leaf is read: filter with today's,
+    // then check each of the (few) candidates against the current one.
+    uint16 near[BLCKSZ / sx::kLeafEntrySize];
+    size_t m = sx::leaf_near(area, n, p.qkey, current_radius(p, st), near);
+    for (size_t j = 0; j < m; ++j) {
+        sx::EntryKey e = sx::leaf_get(area, near[j]);
         if (e.key < p.lo || e.key > p.hi) continue;
         if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
         uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);

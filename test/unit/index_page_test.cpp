@@ -61,3 +61,24 @@ TEST(IndexPage, InternalFindInsertSplit) {
     EXPECT_EQ(sep.key, 20u);
     EXPECT_TRUE(internal_sorted_within(right.data(), nr, sep, false, {}, &bad));
 }
+
+TEST(IndexPage, LeafNearMatchesPopcountAtEveryRadius) {
+    std::mt19937_64 rng(7);
+    const std::size_t n = 300;
+    std::vector<std::uint8_t> area(n * kLeafEntrySize);
+    const std::uint64_t q = rng();
+    for (std::size_t i = 0; i < n; ++i) {
+        // keys at every distance from q, some equal to it
+        std::uint64_t flips = i % 65 == 64 ? ~0ull : (1ull << (i % 65)) - 1;
+        std::uint64_t key = i % 3 == 0 ? q ^ flips : rng();
+        leaf_put(area.data(), i, {key, static_cast<std::uint32_t>(i), 1});
+    }
+    std::vector<std::uint16_t> out(n);
+    for (int radius = -1; radius <= 64; ++radius) {
+        std::size_t m = leaf_near(area.data(), n, q, radius, out.data());
+        std::vector<std::uint16_t> want;
+        for (std::size_t i = 0; i < n; ++i)
+            if (__builtin_popcountll(leaf_get(area.data(), i).key ^ q) <= radius) want.push_back(static_cast<std::uint16_t>(i));
+        ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << "radius " << radius;
+    }
+}
