@@ -1,7 +1,8 @@
 // Fuzzes the page entry codecs on arbitrary bytes (a corrupt page is
 // untrusted input to simhash_index_check): the checkers never read out of
-// bounds; a leaf split keeps every entry and separates the halves; a lookup
-// in an internal page the checker accepts lands on the right child.
+// bounds; leaf_near selects exactly the entries within a radius; a leaf split
+// keeps every entry and separates the halves; a lookup in an internal page
+// the checker accepts lands on the right child.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 
     std::size_t n_leaf = bytes.size() / kLeafEntrySize;
     leaf_keys_within(bytes.data(), n_leaf, low, data[0] & 1, high, &bad);
+    {
+        // leaf_near returns, in order, exactly the entries within the radius.
+        int radius = static_cast<int>(data[0] % 66) - 1;
+        std::vector<std::uint16_t> near(n_leaf);
+        std::size_t m = leaf_near(bytes.data(), n_leaf, high.key, radius, near.data()), j = 0;
+        for (std::size_t i = 0; i < n_leaf; ++i)
+            if (__builtin_popcountll(leaf_get(bytes.data(), i).key ^ high.key) <= radius)
+                if (j >= m || near[j++] != i) __builtin_trap();
+        if (j != m) __builtin_trap();
+    }
     if (n_leaf >= 2) {
         std::vector<std::uint8_t> left(bytes.begin(), bytes.begin() + n_leaf * kLeafEntrySize);
         std::vector<std::uint8_t> right(n_leaf * kLeafEntrySize);
