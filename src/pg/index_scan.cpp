@@ -3,8 +3,8 @@
 // executor never rechecks; hits are de-duplicated by TID (a row within k
 // usually shares a prefix in several tables).
 //
-// A scan collects its hits (TID, fingerprint, distance, and the table and
-// leaf each came from) on the first call. This is safe without holding pins
+// A scan collects its hits (TID, fingerprint, distance, and the leaf each
+// came from) on the first call. This is safe without holding pins
 // for MVCC snapshots: a heap slot VACUUM frees and a later insert reuses holds
 // a tuple our snapshot cannot see. Index-only scans (and non-MVCC scans) need
 // more, see recheck_entry.
@@ -29,9 +29,8 @@ struct Hit {
     ItemPointerData tid;
     int16 distance;  // to the ORDER BY argument, 0 without one
     bool null_fp;    // a row of the NULL list
-    uint16 table;      // where the entry was found, for recheck_entry: its
-    BlockNumber leaf;  // table (the NULL list is table `tables`), leaf
-    uint64 key;        // and table key
+    BlockNumber leaf;  // where the entry was found (a leaf of one table) and
+    uint64 key;        // its table key, for recheck_entry
     uint64 fp;
 };
 
@@ -72,10 +71,9 @@ bool tid_less(const Hit &a, const Hit &b) {
 }
 bool distance_less(const Hit &a, const Hit &b) { return a.distance != b.distance ? a.distance < b.distance : tid_less(a, b); }
 
-void add_hit(ScanState *st, const sx::EntryKey &e, int table, BlockNumber leaf, uint64 fp, int distance) {
+void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, int distance) {
     Hit h;
     entry_tid(e, &h.tid);
-    h.table = static_cast<uint16>(table);
     h.leaf = leaf;
     h.key = e.key;
     h.fp = fp;
@@ -135,7 +133,7 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
     size_t n = page_count(page);
     if (p.table == p.layout->tables) {  // the NULL list
         for (size_t i = 0; i < n; ++i) {
-            add_hit(st, sx::leaf_get(area, i), p.table, blk, 0, 0);
+            add_hit(st, sx::leaf_get(area, i), blk, 0, 0);
             st->hits[st->n - 1].null_fp = true;
         }
         return;
@@ -155,7 +153,7 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
         if (!inside) continue;
         int d = st->ordered && !st->order_null ? simhash::hamming_distance(fp, st->order_q) : 0;
         if (d <= p.above || d > p.upto) continue;
-        add_hit(st, e, p.table, blk, fp, d);
+        add_hit(st, e, blk, fp, d);
     }
 }
 
