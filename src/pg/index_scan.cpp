@@ -166,11 +166,14 @@ struct Child {
 // Visits page `blk` and, following right-links, its right siblings up to the
 // bound the parent promised (a sibling split off after the parent was read).
 // One page lock at a time (Lehman-Yao): the children of an internal page are
-// copied, the page released, then each child visited.
-void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &bound, ScanState *st) {
+// copied, the page released, then each child visited. `pinned` is `blk`
+// already pinned by the caller, or InvalidBuffer.
+void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &bound, ScanState *st,
+           Buffer pinned) {
     for (;;) {
         CHECK_FOR_INTERRUPTS();
-        Buffer buf = ReadBuffer(p.index, blk);
+        Buffer buf = pinned != InvalidBuffer ? pinned : ReadBuffer(p.index, blk);
+        pinned = InvalidBuffer;
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
         SimhashPageOpaque *op = page_opaque(page);
@@ -194,7 +197,19 @@ void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &b
             }
         }
         UnlockReleaseBuffer(buf);
-        for (size_t i = 0; i < nchildren; ++i) visit(p, children[i].block, children[i].has_high, children[i].high, st);
+        // A sweep reads every leaf once, and its time went into the first touch
+        // of each page: pin the next child and prefetch its page into the cache
+        // while the current one is read.
+        Buffer next = nchildren > 0 ? ReadBuffer(p.index, children[0].block) : InvalidBuffer;
+        for (size_t i = 0; i < nchildren; ++i) {
+            Buffer cur = next;
+            next = i + 1 < nchildren ? ReadBuffer(p.index, children[i + 1].block) : InvalidBuffer;
+            if (next != InvalidBuffer) {
+                const char *page = static_cast<const char *>(BufferGetPage(next));
+                for (size_t off = 0; off < BLCKSZ; off += 64) __builtin_prefetch(page + off);
+            }
+            visit(p, children[i].block, children[i].has_high, children[i].high, st, cur);
+        }
         if (children) pfree(children);
         // Done when this page reaches the promised bound or leaves the key range.
         if (!has_high || high.key > p.hi) return;
@@ -206,7 +221,7 @@ void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &b
 void run_pass(Relation index, const SimhashMeta &meta, const sx::Layout &layout, int table, uint64 lo, uint64 hi,
               uint64 center, int radius, int above, int upto, ScanState *st) {
     Pass p{index, &layout, table, lo, hi, sx::table_key(layout, table, center), radius, above, upto};
-    visit(p, meta.roots[table], false, {0, 0, 0}, st);
+    visit(p, meta.roots[table], false, {0, 0, 0}, st, InvalidBuffer);
 }
 
 // Every entry within `radius` of `center` (and inside all balls, and in the
