@@ -8,6 +8,7 @@
 
 extern "C" {
 #include "access/heapam.h"
+#include "access/xlog.h"
 #include "access/tableam.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
@@ -36,6 +37,7 @@ struct Walk {
     uint64 chain_key;
     int height;
     bool count_dead;
+    bool relaxed;        // writers may run: follow splits made after a parent was read
     sx::EntryKey *keys;  // heapallindexed: this table's entries
     Size nkeys, capkeys;
 };
@@ -60,78 +62,95 @@ void leaf_chain(Walk *w, Page page) {
     w->longest_chain = std::max(w->longest_chain, w->chain);
 }
 
-void walk(Walk *w, BlockNumber blk, int level, const sx::EntryKey &low, bool has_high, const sx::EntryKey &high,
+// Checks page `blk` against the range [low, high) and right-link its parent
+// hands down, then its children. A walk that does not keep writers out
+// (`relaxed`) may find the page split after its parent was copied: the page
+// then ends before the parent's bound, and the pages split off it, reached by
+// right-links (entries only move right, pages are never deleted), cover the
+// rest; each is checked in turn. Under ShareLock no such chain can exist (a
+// split updates the parent in the same record), so it is corruption there.
+void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, const sx::EntryKey &high,
           BlockNumber right) {
-    CHECK_FOR_INTERRUPTS();
-    if (blk == kMetaBlock || blk >= RelationGetNumberOfBlocks(w->index)) corrupt(*w, blk, "link out of range");
-    PGAlignedBlock copy;
-    Buffer buf = ReadBuffer(w->index, blk);
-    LockBuffer(buf, BUFFER_LOCK_SHARE);
-    memcpy(copy.data, BufferGetPage(buf), BLCKSZ);
-    UnlockReleaseBuffer(buf);
-    Page page = copy.data;
-    w->pages++;
-    SimhashPageOpaque *op = page_opaque(page);
-    if (PageGetSpecialSize(page) != MAXALIGN(sizeof(SimhashPageOpaque))) corrupt(*w, blk, "bad special space");
-    bool leaf = op->flags == kPageLeaf;
-    if (!leaf && op->flags != kPageInternal) corrupt(*w, blk, "not a tree page");
-    if (op->table != w->table) corrupt(*w, blk, "page of another table");
-    if (level >= 0 ? op->level != level : false) corrupt(*w, blk, "wrong level");
-    if (leaf != (op->level == 0)) corrupt(*w, blk, "leaf flag and level disagree");
-    if (level < 0) w->height = op->level + 1;
-    if (sx::compare_keys(page_low(page), low) != 0) corrupt(*w, blk, "low key differs from the parent's");
-    if ((op->has_high != 0) != has_high || (has_high && sx::compare_keys(page_high(page), high) != 0))
-        corrupt(*w, blk, "high key differs from the parent's");
-    if (op->right != right) corrupt(*w, blk, "right-link differs from the parent's next child");
-    size_t size = leaf ? sx::kLeafEntrySize : sx::kInternalEntrySize;
-    size_t lower = ((PageHeader)page)->pd_lower;
-    if (lower < page_area_offset() || (lower - page_area_offset()) % size != 0 ||
-        page_count(page) > page_capacity(size))
-        corrupt(*w, blk, "entry area size");
-    size_t n = page_count(page), bad;
-    if (leaf) {
-        if (!sx::leaf_keys_within(page_area(page), n, low, has_high, high, &bad)) corrupt(*w, blk, "leaf key out of range");
-        w->entries += n;
-        leaf_chain(w, page);
-        for (size_t i = 0; i < n; ++i) {
-            sx::EntryKey e = sx::leaf_get(page_area(page), i);
-            if (w->keys) {
-                if (w->nkeys == w->capkeys) {
-                    w->capkeys *= 2;
-                    w->keys = static_cast<sx::EntryKey *>(repalloc_huge(w->keys, w->capkeys * sizeof(sx::EntryKey)));
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
+        if (blk == kMetaBlock || blk >= RelationGetNumberOfBlocks(w->index)) corrupt(*w, blk, "link out of range");
+        PGAlignedBlock copy;
+        Buffer buf = ReadBuffer(w->index, blk);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        memcpy(copy.data, BufferGetPage(buf), BLCKSZ);
+        UnlockReleaseBuffer(buf);
+        Page page = copy.data;
+        w->pages++;
+        SimhashPageOpaque *op = page_opaque(page);
+        if (PageGetSpecialSize(page) != MAXALIGN(sizeof(SimhashPageOpaque))) corrupt(*w, blk, "bad special space");
+        bool leaf = op->flags == kPageLeaf;
+        if (!leaf && op->flags != kPageInternal) corrupt(*w, blk, "not a tree page");
+        if (op->table != w->table) corrupt(*w, blk, "page of another table");
+        if (level >= 0 ? op->level != level : false) corrupt(*w, blk, "wrong level");
+        if (leaf != (op->level == 0)) corrupt(*w, blk, "leaf flag and level disagree");
+        if (level < 0) w->height = op->level + 1;
+        if (sx::compare_keys(page_low(page), low) != 0) corrupt(*w, blk, "low key differs from the parent's");
+        bool split_off = w->relaxed && op->has_high && (!has_high || sx::key_less(page_high(page), high));
+        bool page_has_high = split_off || has_high;
+        sx::EntryKey page_bound = split_off ? page_high(page) : high;
+        if ((op->has_high != 0) != page_has_high || (page_has_high && sx::compare_keys(page_high(page), page_bound) != 0))
+            corrupt(*w, blk, "high key differs from the parent's");
+        if (!split_off && op->right != right) corrupt(*w, blk, "right-link differs from the parent's next child");
+        size_t size = leaf ? sx::kLeafEntrySize : sx::kInternalEntrySize;
+        size_t lower = ((PageHeader)page)->pd_lower;
+        if (lower < page_area_offset() || (lower - page_area_offset()) % size != 0 ||
+            page_count(page) > page_capacity(size))
+            corrupt(*w, blk, "entry area size");
+        size_t n = page_count(page), bad;
+        if (leaf) {
+            if (!sx::leaf_keys_within(page_area(page), n, low, page_has_high, page_bound, &bad))
+                corrupt(*w, blk, "leaf key out of range");
+            w->entries += n;
+            leaf_chain(w, page);
+            for (size_t i = 0; i < n; ++i) {
+                sx::EntryKey e = sx::leaf_get(page_area(page), i);
+                if (w->keys) {
+                    if (w->nkeys == w->capkeys) {
+                        w->capkeys *= 2;
+                        w->keys =
+                            static_cast<sx::EntryKey *>(repalloc_huge(w->keys, w->capkeys * sizeof(sx::EntryKey)));
+                    }
+                    w->keys[w->nkeys++] = e;
                 }
-                w->keys[w->nkeys++] = e;
+                if (w->count_dead) {
+                    ItemPointerData tid;
+                    entry_tid(e, &tid);
+                    bool all_dead = false;
+                    if (!table_index_fetch_tuple_check(w->heap, &tid, SnapshotSelf, &all_dead)) w->dead++;
+                }
             }
-            if (w->count_dead) {
-                ItemPointerData tid;
-                entry_tid(e, &tid);
-                bool all_dead = false;
-                if (!table_index_fetch_tuple_check(w->heap, &tid, SnapshotSelf, &all_dead)) w->dead++;
+        } else {
+            if (n == 0) corrupt(*w, blk, "empty internal page");
+            if (!sx::internal_sorted_within(page_area(page), n, low, page_has_high, page_bound, &bad))
+                corrupt(*w, blk, "internal keys out of order or range");
+            for (size_t i = 0; i < n; ++i) {
+                sx::InternalEntry e = sx::internal_get(page_area(page), i);
+                bool last = i + 1 == n;
+                sx::EntryKey child_high = last ? page_bound : sx::internal_get(page_area(page), i + 1).low;
+                // The last child's right sibling is the first child of this page's right sibling.
+                BlockNumber child_right = InvalidBlockNumber;
+                if (!last) {
+                    child_right = sx::internal_get(page_area(page), i + 1).child;
+                } else if (op->right != InvalidBlockNumber) {
+                    Buffer rb = ReadBuffer(w->index, op->right);
+                    LockBuffer(rb, BUFFER_LOCK_SHARE);
+                    Page rp = BufferGetPage(rb);
+                    child_right = page_count(rp) > 0 && !(page_opaque(rp)->flags & kPageLeaf)
+                                      ? sx::internal_get(page_area(rp), 0).child
+                                      : InvalidBlockNumber;
+                    UnlockReleaseBuffer(rb);
+                }
+                walk(w, e.child, op->level - 1, e.low, last ? page_has_high : true, child_high, child_right);
             }
         }
-        return;
-    }
-    if (n == 0) corrupt(*w, blk, "empty internal page");
-    if (!sx::internal_sorted_within(page_area(page), n, low, has_high, high, &bad))
-        corrupt(*w, blk, "internal keys out of order or range");
-    for (size_t i = 0; i < n; ++i) {
-        sx::InternalEntry e = sx::internal_get(page_area(page), i);
-        bool last = i + 1 == n;
-        sx::EntryKey child_high = last ? high : sx::internal_get(page_area(page), i + 1).low;
-        // The last child's right sibling is the first child of this page's right sibling.
-        BlockNumber child_right = InvalidBlockNumber;
-        if (!last) {
-            child_right = sx::internal_get(page_area(page), i + 1).child;
-        } else if (right != InvalidBlockNumber) {
-            Buffer rb = ReadBuffer(w->index, right);
-            LockBuffer(rb, BUFFER_LOCK_SHARE);
-            Page rp = BufferGetPage(rb);
-            child_right = page_count(rp) > 0 && !(page_opaque(rp)->flags & kPageLeaf)
-                              ? sx::internal_get(page_area(rp), 0).child
-                              : InvalidBlockNumber;
-            UnlockReleaseBuffer(rb);
-        }
-        walk(w, e.child, op->level - 1, e.low, last ? has_high : true, child_high, child_right);
+        if (!split_off) return;
+        low = page_bound;
+        blk = op->right;
     }
 }
 
@@ -171,7 +190,8 @@ void heap_row_present(Relation, ItemPointer tid, Datum *values, bool *isnull, bo
 }
 
 // Walks every table and the NULL list; the results are in tables[0..meta.tables].
-void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tables, bool collect, bool count_dead) {
+void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tables, bool collect, bool count_dead,
+              bool relaxed) {
     for (int t = 0; t <= meta.tables; ++t) {
         Walk *w = &tables[t];
         memset(w, 0, sizeof(*w));
@@ -179,6 +199,7 @@ void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tabl
         w->heap = heap;
         w->table = t;
         w->count_dead = count_dead;
+        w->relaxed = relaxed;
         if (collect) {
             w->capkeys = 1024;
             w->keys = static_cast<sx::EntryKey *>(palloc(w->capkeys * sizeof(sx::EntryKey)));
@@ -193,19 +214,37 @@ SIMHASH_FUNCTION(simhash_index_check) {
     Oid indexoid = PG_GETARG_OID(0);
     bool heapallindexed = PG_GETARG_BOOL(1);
     Relation heap;
-    // ShareLock keeps writers and VACUUM out: the walk sees one consistent index.
-    Relation index = open_simhash_index(indexoid, &heap, ShareLock);
+    // ShareLock keeps writers and VACUUM out: the walk sees one consistent
+    // index, and heapallindexed can check every row not yet removable,
+    // recently dead ones included. A hot standby grants at most
+    // RowExclusiveLock, and replay changes the index under any lock anyway,
+    // so there the walk follows concurrent splits and heapallindexed checks
+    // the rows visible to an MVCC snapshot taken before the walk: each was
+    // committed, so all its entries were replayed, before the snapshot, and
+    // replay cannot remove them while the snapshot could still see the row
+    // (the heap's cleanup records cancel conflicting standby queries first).
+    bool recovery = RecoveryInProgress();
+    LOCKMODE heaplock = recovery ? AccessShareLock : ShareLock;
+    Relation index = open_simhash_index(indexoid, &heap, heaplock);
+    Snapshot snapshot = heapallindexed && recovery ? RegisterSnapshot(GetTransactionSnapshot()) : nullptr;
     SimhashMeta meta = simhash_read_meta(index);
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
-    walk_all(index, heap, meta, tables, heapallindexed, false);
+    walk_all(index, heap, meta, tables, heapallindexed, false, recovery);
     if (heapallindexed) {
         for (int t = 0; t <= meta.tables; ++t) std::sort(tables[t].keys, tables[t].keys + tables[t].nkeys, sx::key_less);
         Presence p{tables, meta.tables, simhash_layout(meta), index};
         IndexInfo *info = BuildIndexInfo(index);
-        table_index_build_scan(heap, index, info, true, false, heap_row_present, &p, nullptr);
+        TableScanDesc scan = nullptr;
+        if (snapshot) {
+            // An MVCC build scan: the rows that snapshot sees (ended by the build scan).
+            info->ii_Concurrent = true;
+            scan = table_beginscan_strat(heap, snapshot, 0, nullptr, true, false);
+        }
+        table_index_build_scan(heap, index, info, true, false, heap_row_present, &p, scan);
     }
+    if (snapshot) UnregisterSnapshot(snapshot);
     index_close(index, AccessShareLock);
-    table_close(heap, ShareLock);
+    table_close(heap, heaplock);
     PG_RETURN_VOID();
 }
 
@@ -217,7 +256,8 @@ SIMHASH_FUNCTION(simhash_index_info) {
     Relation index = open_simhash_index(indexoid, &heap, AccessShareLock);
     SimhashMeta meta = simhash_read_meta(index);
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
-    walk_all(index, heap, meta, tables, false, true);
+    // AccessShareLock lets inserts split pages while we walk.
+    walk_all(index, heap, meta, tables, false, true, true);
     int64 entries = 0, dead = 0;
     int longest = 0, height = 0;
     for (int t = 0; t < meta.tables; ++t) {

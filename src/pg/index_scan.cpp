@@ -3,14 +3,11 @@
 // executor never rechecks; hits are de-duplicated by TID (a row within k
 // usually shares a prefix in several tables).
 //
-// A scan collects its hits (TID, fingerprint, distance) on the first call.
-// This is safe without holding pins for MVCC snapshots: a heap slot VACUUM
-// frees and a later insert reuses holds a tuple our snapshot cannot see.
-// Index-only scans also keep every leaf that gave a hit pinned until the scan
-// ends: VACUUM needs a cleanup lock on each leaf before it may remove heap
-// tuples and set pages all-visible, so a dead row's fingerprint can never be
-// returned as visible (entries a split moves go to new pages at the end,
-// which VACUUM reaches after the pinned ones).
+// A scan collects its hits (TID, fingerprint, distance, and the leaf each
+// came from) on the first call. This is safe without holding pins
+// for MVCC snapshots: a heap slot VACUUM frees and a later insert reuses holds
+// a tuple our snapshot cannot see. Index-only scans (and non-MVCC scans) need
+// more, see recheck_entry.
 #include "index.hpp"
 
 #include <algorithm>
@@ -20,6 +17,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 }
 
 #include "hamming.hpp"
@@ -31,6 +29,8 @@ struct Hit {
     ItemPointerData tid;
     int16 distance;  // to the ORDER BY argument, 0 without one
     bool null_fp;    // a row of the NULL list
+    BlockNumber leaf;  // where the entry was found (a leaf of one table) and
+    uint64 key;        // its table key, for recheck_entry
     uint64 fp;
 };
 
@@ -62,10 +62,8 @@ struct ScanState {
     Size batch;       // > 0 while filling a bounded heap
     Hit *hits;
     Size n, cap, pos;
-    Size added;       // hits ever offered to add_hit
-    bool pin_leaves;  // index-only scan: keep leaves with hits pinned
-    Buffer *pins;
-    Size npins, cappins;
+    bool recheck;     // index-only or non-MVCC: recheck_entry before returning
+    Buffer pinned;    // the leaf of the entry returned last, or InvalidBuffer
 };
 
 bool tid_less(const Hit &a, const Hit &b) {
@@ -73,10 +71,11 @@ bool tid_less(const Hit &a, const Hit &b) {
 }
 bool distance_less(const Hit &a, const Hit &b) { return a.distance != b.distance ? a.distance < b.distance : tid_less(a, b); }
 
-void add_hit(ScanState *st, const sx::EntryKey &e, uint64 fp, int distance) {
-    st->added++;
+void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, int distance) {
     Hit h;
     entry_tid(e, &h.tid);
+    h.leaf = leaf;
+    h.key = e.key;
     h.fp = fp;
     h.distance = static_cast<int16>(distance);
     h.null_fp = false;
@@ -129,12 +128,12 @@ bool prunable(const Pass &p, int radius, uint64 a, uint64 b) {
     return __builtin_popcountll((a ^ p.qkey) & mask) > radius;
 }
 
-void leaf_hits(const Pass &p, Page page, ScanState *st) {
+void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
     const uint8 *area = page_area(page);
     size_t n = page_count(page);
     if (p.table == p.layout->tables) {  // the NULL list
         for (size_t i = 0; i < n; ++i) {
-            add_hit(st, sx::leaf_get(area, i), 0, 0);
+            add_hit(st, sx::leaf_get(area, i), blk, 0, 0);
             st->hits[st->n - 1].null_fp = true;
         }
         return;
@@ -154,7 +153,7 @@ void leaf_hits(const Pass &p, Page page, ScanState *st) {
         if (!inside) continue;
         int d = st->ordered && !st->order_null ? simhash::hamming_distance(fp, st->order_q) : 0;
         if (d <= p.above || d > p.upto) continue;
-        add_hit(st, e, fp, d);
+        add_hit(st, e, blk, fp, d);
     }
 }
 
@@ -184,16 +183,7 @@ void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &b
         Child *children = nullptr;
         size_t nchildren = 0;
         if (op->flags & kPageLeaf) {
-            Size before = st->added;
-            leaf_hits(p, page, st);
-            if (st->pin_leaves && st->added != before) {
-                if (st->npins == st->cappins) {
-                    st->cappins = st->cappins == 0 ? 16 : st->cappins * 2;
-                    st->pins = static_cast<Buffer *>(repalloc_huge(st->pins, st->cappins * sizeof(Buffer)));
-                }
-                IncrBufferRefCount(buf);
-                st->pins[st->npins++] = buf;
-            }
+            leaf_hits(p, blk, page, st);
         } else {
             size_t n = page_count(page);
             children = static_cast<Child *>(palloc(sizeof(Child) * (n > 0 ? n : 1)));
@@ -279,9 +269,7 @@ void start(IndexScanDesc scan) {
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
     st->cap = 1024;
     st->hits = static_cast<Hit *>(palloc(st->cap * sizeof(Hit)));
-    st->pin_leaves = scan->xs_want_itup;
-    st->cappins = 16;
-    st->pins = static_cast<Buffer *>(palloc(st->cappins * sizeof(Buffer)));
+    st->recheck = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
     if (st->nballs > 0) {
         Ball drive = st->balls[0];
         for (int b = 1; b < st->nballs; ++b)
@@ -337,9 +325,49 @@ void next_batch(IndexScanDesc scan) {
     MemoryContextSwitchTo(old);
 }
 
-void release_pins(ScanState *st) {
-    for (Size i = 0; i < st->npins; ++i) ReleaseBuffer(st->pins[i]);
-    st->npins = 0;
+void release_pin(ScanState *st) {
+    if (BufferIsValid(st->pinned)) ReleaseBuffer(st->pinned);
+    st->pinned = InvalidBuffer;
+}
+
+// Before an index-only scan returns a hit, the executor will trust the
+// visibility map for its heap page and never look at the heap tuple. A
+// VACUUM that removed the hit's entries after we collected it could by then
+// have freed the dead tuple and set that page all-visible, and we would
+// return a deleted row. So the entry must still be in its leaf now, and
+// that leaf stays pinned until the executor is done with the row (the next
+// call): VACUUM takes a cleanup lock on every leaf before removing entries
+// from it, and it removes a dead TID from all tables before the heap's
+// second pass may free the tuple or set the page all-visible. One entry
+// present and pinned in one table therefore holds that whole sequence back
+// for this TID; pinning the other tables' copies adds nothing, and pinning
+// the leaves of rows already returned protects nothing. An entry that is no
+// longer there was removed by VACUUM, which only removes TIDs dead to
+// everyone: the row is invisible to us and is skipped. Entries only move
+// right (B-link splits) and pages are never deleted, so the search follows
+// right-links from the leaf where the hit was found. The same pin keeps a
+// non-MVCC scan's TID from being reused by an unrelated tuple before the
+// heap fetch.
+bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
+    sx::EntryKey want = entry_key(h.key, const_cast<ItemPointer>(&h.tid));
+    BlockNumber blk = h.leaf;
+    while (blk != InvalidBlockNumber) {
+        Buffer buf = ReadBuffer(index, blk);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        Page page = BufferGetPage(buf);
+        const uint8 *area = page_area(page);
+        size_t n = page_count(page);
+        for (size_t i = 0; i < n; ++i) {
+            if (sx::compare_keys(sx::leaf_get(area, i), want) == 0) {
+                LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+                st->pinned = buf;
+                return true;
+            }
+        }
+        blk = beyond_high(page, want) ? page_opaque(page)->right : InvalidBlockNumber;
+        UnlockReleaseBuffer(buf);
+    }
+    return false;
 }
 
 }  // namespace
@@ -364,7 +392,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     if (keys && scan->numberOfKeys > 0) memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
     if (orderbys && scan->numberOfOrderBys > 0)
         memmove(scan->orderByData, orderbys, scan->numberOfOrderBys * sizeof(ScanKeyData));
-    release_pins(st);
+    release_pin(st);
     MemoryContextReset(st->hits_cxt);
     st->hits = nullptr;
     st->n = st->cap = st->pos = 0;
@@ -397,11 +425,17 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
 
 extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
+    release_pin(st);
     if (!st->started) start(scan);
     if (st->impossible) return false;
-    if (st->pos >= st->n && (!st->exhausted || st->nulls_left)) next_batch(scan);
-    if (st->pos >= st->n) return false;
-    const Hit &h = st->hits[st->pos++];
+    const Hit *hit;
+    do {
+        CHECK_FOR_INTERRUPTS();
+        if (st->pos >= st->n && (!st->exhausted || st->nulls_left)) next_batch(scan);
+        if (st->pos >= st->n) return false;
+        hit = &st->hits[st->pos++];
+    } while (st->recheck && !recheck_entry(scan->indexRelation, st, *hit));
+    const Hit &h = *hit;
     scan->xs_heaptid = h.tid;
     scan->xs_recheck = false;
     if (scan->xs_want_itup) {
@@ -430,7 +464,7 @@ extern "C" int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
 
 extern "C" void simhash_amendscan(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
-    release_pins(st);
+    release_pin(st);
     MemoryContextDelete(st->hits_cxt);
     MemoryContextDelete(st->tuple_cxt);
     pfree(st->balls);
