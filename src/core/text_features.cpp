@@ -1,6 +1,7 @@
 #include "text_features.hpp"
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 #include "feature_hash.hpp"
@@ -86,22 +87,33 @@ public:
 
     void feature(std::string_view f) {
         const std::uint64_t h = feature_hash(f, seed_);
-        if (weighting_ == TextOptions::Weighting::tf)
-            vote_.add_unit(h);
-        else
+        if (weighting_ == TextOptions::Weighting::tf) {
+            pending_[pending_count_++] = h;
+            if (pending_count_ == pending_.size()) add_pending();
+        } else {
             counts_.increment(h);
+        }
     }
 
     std::uint64_t fingerprint() {
+        add_pending();
         counts_.for_each([this](std::uint64_t hash, std::uint64_t count) { vote_.add(hash, weight_of(weighting_, count)); });
         return vote_.fingerprint();
     }
 
 private:
+    void add_pending() {
+        vote_.add_units(pending_.data(), pending_count_);
+        pending_count_ = 0;
+    }
+
     std::uint64_t seed_;
     TextOptions::Weighting weighting_;
     Vote vote_;
     CountMap counts_;
+    // Unit votes are given to the vote in batches (see Vote::add_units).
+    std::array<std::uint64_t, 64> pending_{};
+    std::size_t pending_count_ = 0;
 };
 
 // Features are distinct by hash: two strings with the same 64-bit hash are one

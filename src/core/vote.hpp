@@ -32,6 +32,8 @@ public:
 
     // A feature of weight 1: the common case (term frequency), kept in byte lanes.
     void add_unit(std::uint64_t hash);
+    // The same for many: faster, the counters staying in registers.
+    void add_units(const std::uint64_t *hashes, std::size_t count);
     void add(std::uint64_t hash, FixedWeight weight);
     // Adds another vote's totals (parallel aggregation).
     void merge(const Vote &other);

@@ -197,3 +197,20 @@ TEST(Vote, MixedUnitAndWeightedMatchReference) {
     v.merge(other);
     expect_same_votes(v, ref);
 }
+
+// Batches larger than a byte counter's range, starting with units pending.
+TEST(Vote, UnitBatchesMatchReferenceAcrossFlushes) {
+    std::uint64_t state = 99;
+    std::vector<std::uint64_t> hashes(1500);
+    for (auto &h : hashes) h = next_random(state);
+    Vote v;
+    ReferenceVote ref;
+    std::size_t at = 0;
+    for (std::size_t batch : {100, 0, 155, 1, 700, 544}) {
+        v.add_units(hashes.data() + at, batch);
+        for (std::size_t i = 0; i < batch; ++i) ref.add(hashes[at + i], simhash::kUnitWeight);
+        at += batch;
+        SCOPED_TRACE(at);
+        expect_same_votes(v, ref);
+    }
+}
