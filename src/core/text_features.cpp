@@ -1,6 +1,7 @@
 #include "text_features.hpp"
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -125,15 +126,18 @@ public:
 
     void feature(std::string_view f) {
         const std::uint64_t h = hash_(f);
-        if (counting_)
+        if (counting_) {
             counts_.increment(h);
-        else
-            vote_.add_unit(h);
+        } else {
+            pending_[pending_count_++] = h;
+            if (pending_count_ == pending_.size()) add_pending();
+        }
     }
 
     // The vote is a sum and top_n orders by (weight, hash): the map's order
     // does not matter.
     std::uint64_t fingerprint() {
+        add_pending();
         if (options_.idf == nullptr && options_.top_n == 0) {
             counts_.for_each(
                 [this](std::uint64_t hash, std::uint64_t count) { vote_.add(hash, weight_of(options_.weighting, count)); });
@@ -153,11 +157,19 @@ public:
     }
 
 private:
+    void add_pending() {
+        vote_.add_units(pending_.data(), pending_count_);
+        pending_count_ = 0;
+    }
+
     const TextOptions &options_;
     const FeatureHasher hash_;
     const bool counting_;
     Vote vote_;
     CountMap counts_;
+    // Unit votes are given to the vote in batches (see Vote::add_units).
+    std::array<std::uint64_t, 64> pending_{};
+    std::size_t pending_count_ = 0;
 };
 
 // Features are distinct by hash: two strings with the same 64-bit hash are one

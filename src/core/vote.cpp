@@ -1,26 +1,16 @@
 #include "vote.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace simhash {
 
 namespace {
-
-// kSpread[b] has byte i equal to bit i of b: one table look-up adds eight bits
-// to eight byte counters at once.
-struct SpreadTable {
-    std::uint64_t v[256];
-    constexpr SpreadTable() : v() {
-        for (unsigned b = 0; b < 256; ++b) {
-            std::uint64_t s = 0;
-            for (unsigned i = 0; i < 8; ++i)
-                if (b & (1u << i)) s |= std::uint64_t{1} << (8 * i);
-            v[b] = s;
-        }
-    }
-};
-constexpr SpreadTable kSpread;
 
 // A byte counter overflows after 255 additions.
 constexpr unsigned kLaneCapacity = 255;
@@ -63,22 +53,53 @@ FixedWeight log1p_weight(std::uint64_t count) {
 
 Vote::Vote() : totals_{}, lanes_{}, pending_units_(0), features_(0) {}
 
-void Vote::add_unit(std::uint64_t hash) {
-    for (int j = 0; j < 8; ++j) lanes_[j] += kSpread.v[(hash >> (8 * j)) & 0xFF];
-    ++features_;
-    if (++pending_units_ == kLaneCapacity) flush_lanes();
+void Vote::add_unit(std::uint64_t hash) { add_units(&hash, 1); }
+
+void Vote::add_units(const std::uint64_t *hashes, std::size_t count) {
+    while (count != 0) {
+        const std::size_t n = std::min<std::size_t>(count, kLaneCapacity - pending_units_);
+#ifdef __SSE2__
+        // Byte k of a hash is copied into bytes 8k..8k+7, then byte i of that keeps
+        // only bit i % 8: comparing with the bit itself gives 0xFF (-1) where the
+        // hash bit is set, and subtracting -1 counts it. The counters stay in
+        // registers for the whole batch.
+        const __m128i bits = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
+        auto *lanes = reinterpret_cast<__m128i *>(lanes_.data());
+        __m128i c0 = _mm_load_si128(lanes), c1 = _mm_load_si128(lanes + 1), c2 = _mm_load_si128(lanes + 2),
+                c3 = _mm_load_si128(lanes + 3);
+        for (std::size_t u = 0; u < n; ++u) {
+            const __m128i x = _mm_cvtsi64_si128(static_cast<long long>(hashes[u]));
+            const __m128i b2 = _mm_unpacklo_epi8(x, x);       // bytes 0..7, each twice
+            const __m128i b4lo = _mm_unpacklo_epi16(b2, b2);  // bytes 0..3, four times
+            const __m128i b4hi = _mm_unpackhi_epi16(b2, b2);  // bytes 4..7, four times
+            auto set = [&bits](__m128i spread) { return _mm_cmpeq_epi8(_mm_and_si128(spread, bits), bits); };
+            c0 = _mm_sub_epi8(c0, set(_mm_unpacklo_epi32(b4lo, b4lo)));
+            c1 = _mm_sub_epi8(c1, set(_mm_unpackhi_epi32(b4lo, b4lo)));
+            c2 = _mm_sub_epi8(c2, set(_mm_unpacklo_epi32(b4hi, b4hi)));
+            c3 = _mm_sub_epi8(c3, set(_mm_unpackhi_epi32(b4hi, b4hi)));
+        }
+        _mm_store_si128(lanes, c0);
+        _mm_store_si128(lanes + 1, c1);
+        _mm_store_si128(lanes + 2, c2);
+        _mm_store_si128(lanes + 3, c3);
+#else
+        for (std::size_t u = 0; u < n; ++u)
+            for (int i = 0; i < 64; ++i) lanes_[i] = static_cast<std::uint8_t>(lanes_[i] + ((hashes[u] >> i) & 1));
+#endif
+        hashes += n;
+        count -= n;
+        features_ += n;
+        pending_units_ += static_cast<unsigned>(n);
+        if (pending_units_ == kLaneCapacity) flush_lanes();
+    }
 }
 
 void Vote::flush_lanes() {
     if (pending_units_ == 0) return;
     const __int128 unit = kUnitWeight;
-    for (int j = 0; j < 8; ++j) {
-        for (int i = 0; i < 8; ++i) {
-            const std::int64_t ones = static_cast<std::int64_t>((lanes_[j] >> (8 * i)) & 0xFF);
-            totals_[8 * j + i] += unit * (2 * ones - static_cast<std::int64_t>(pending_units_));
-        }
-        lanes_[j] = 0;
-    }
+    for (int i = 0; i < 64; ++i)
+        totals_[i] += unit * (2 * static_cast<std::int64_t>(lanes_[i]) - static_cast<std::int64_t>(pending_units_));
+    lanes_.fill(0);
     pending_units_ = 0;
 }
 

@@ -88,3 +88,129 @@ TEST(FixedWeight, Log1pIsCloseToLibmAndExactAtOne) {
         EXPECT_NEAR(static_cast<double>(simhash::log1p_weight(c)), expect, std::max(2.0, expect * 1e-11)) << c;
     }
 }
+
+namespace {
+
+// The definition of the vote, one bit at a time, with exact totals.
+struct ReferenceVote {
+    __int128 totals[64] = {};
+    std::uint64_t features = 0;
+    void add(std::uint64_t hash, simhash::FixedWeight weight) {
+        for (int i = 0; i < 64; ++i) totals[i] += ((hash >> i) & 1) ? weight : -weight;
+        ++features;
+    }
+    std::uint64_t fingerprint() const {
+        std::uint64_t f = 0;
+        for (int i = 0; i < 64; ++i)
+            if (totals[i] > 0) f |= std::uint64_t{1} << i;
+        return f;
+    }
+};
+
+// The serialized image holds every total, so equal images mean equal votes
+// bit by bit, not only equal fingerprints.
+void expect_same_votes(const Vote &v, const ReferenceVote &ref) {
+    unsigned char image[Vote::kSerializedSize];
+    v.serialize(image);
+    for (int i = 0; i < 64; ++i) {
+        unsigned __int128 t = 0;
+        for (int b = 0; b < 16; ++b) t |= static_cast<unsigned __int128>(image[16 * i + b]) << (8 * b);
+        ASSERT_TRUE(static_cast<__int128>(t) == ref.totals[i]) << "bit " << i;
+    }
+    EXPECT_EQ(v.fingerprint(), ref.fingerprint());
+}
+
+std::uint64_t next_random(std::uint64_t &state) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state ^ (state >> 29);
+}
+
+}  // namespace
+
+// Unit votes go through byte counters (vector code on x86-64) flushed every 255
+// units: counts on both sides of each flush must give the reference's totals.
+TEST(Vote, UnitLanesMatchReferenceAroundFlushBoundary) {
+    std::uint64_t state = 42;
+    for (int count : {0, 1, 2, 15, 16, 17, 254, 255, 256, 509, 510, 511, 765, 1000, 4096}) {
+        Vote v;
+        ReferenceVote ref;
+        for (int i = 0; i < count; ++i) {
+            const std::uint64_t h = next_random(state);
+            v.add_unit(h);
+            ref.add(h, simhash::kUnitWeight);
+        }
+        SCOPED_TRACE(count);
+        expect_same_votes(v, ref);
+    }
+}
+
+// Every lane saturated: all-ones hashes up to and past a byte counter's range.
+TEST(Vote, UnitLanesCountAllOnesPastByteRange) {
+    for (int count : {255, 256, 300}) {
+        Vote v;
+        ReferenceVote ref;
+        for (int i = 0; i < count; ++i) {
+            v.add_unit(~std::uint64_t{0});
+            ref.add(~std::uint64_t{0}, simhash::kUnitWeight);
+            v.add_unit(std::uint64_t{1} << (i % 64));
+            ref.add(std::uint64_t{1} << (i % 64), simhash::kUnitWeight);
+        }
+        SCOPED_TRACE(count);
+        expect_same_votes(v, ref);
+    }
+}
+
+// Exact ties on every bit give 0, however the units fall around a flush.
+TEST(Vote, UnitLanesTieToZero) {
+    std::uint64_t state = 7;
+    Vote v;
+    ReferenceVote ref;
+    for (int i = 0; i < 300; ++i) {
+        const std::uint64_t h = next_random(state);
+        for (std::uint64_t x : {h, ~h}) {
+            v.add_unit(x);
+            ref.add(x, simhash::kUnitWeight);
+        }
+    }
+    expect_same_votes(v, ref);
+    EXPECT_EQ(v.fingerprint(), 0ULL);
+}
+
+// Weighted and unit votes interleaved, pending units left at any point, then merged.
+TEST(Vote, MixedUnitAndWeightedMatchReference) {
+    std::uint64_t state = 2026;
+    Vote v, other;
+    ReferenceVote ref;
+    for (int i = 0; i < 3000; ++i) {
+        const std::uint64_t h = next_random(state);
+        const std::uint64_t r = next_random(state);
+        Vote &target = (r & 8) ? v : other;
+        if (r % 5 == 0) {
+            const simhash::FixedWeight w = static_cast<simhash::FixedWeight>(r >> 34);
+            target.add(h, w);
+            ref.add(h, w);
+        } else {
+            target.add_unit(h);
+            ref.add(h, simhash::kUnitWeight);
+        }
+    }
+    v.merge(other);
+    expect_same_votes(v, ref);
+}
+
+// Batches larger than a byte counter's range, starting with units pending.
+TEST(Vote, UnitBatchesMatchReferenceAcrossFlushes) {
+    std::uint64_t state = 99;
+    std::vector<std::uint64_t> hashes(1500);
+    for (auto &h : hashes) h = next_random(state);
+    Vote v;
+    ReferenceVote ref;
+    std::size_t at = 0;
+    for (std::size_t batch : {100, 0, 155, 1, 700, 544}) {
+        v.add_units(hashes.data() + at, batch);
+        for (std::size_t i = 0; i < batch; ++i) ref.add(hashes[at + i], simhash::kUnitWeight);
+        at += batch;
+        SCOPED_TRACE(at);
+        expect_same_votes(v, ref);
+    }
+}
