@@ -129,6 +129,14 @@ SELECT t, k, count(*) AS clustered_rows,
                               SELECT * FROM dedup_spilled_clusters s WHERE s.t = m.t AND s.k = m.k) d) AS missing
 FROM dedup_memory_clusters m GROUP BY t, k ORDER BY t, k;
 
+-- Cancel on disk: 100,000 identical fingerprints (5 * 10^9 pairs) stop at the
+-- timeout, and the sorts, the stored rows and the layout are released.
+SET work_mem = '64kB';
+SET statement_timeout = '2s';
+SELECT count(*) FROM simhash_near_pairs('SELECT g, 42::bigint FROM generate_series(1, 100000) g', 1);
+RESET statement_timeout;
+RESET work_mem;
+
 -- The cleanup: keep the first row (smallest id) of each cluster, delete the
 -- rest in one statement; afterwards no pair within k is left.
 CREATE TABLE dedup_docs AS SELECT * FROM dedup_clustered;

@@ -216,7 +216,7 @@ TupleTableSlot *advance_to(DedupInput *in, TupleTableSlot *slot, int64 *current,
     while (*current < row) {
         if (!tuplestore_gettupleslot(in->spilled, true, false, slot))
             elog(ERROR, "%s: row %lld missing from the spilled rows", in->caller, static_cast<long long>(row));
-        ++*current;
+        if ((++*current & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
     }
     return slot;
 }
