@@ -80,6 +80,63 @@ SELECT * FROM simhash_clusters('SELECT name, fp FROM dedup_same ORDER BY name DE
 SELECT max(distance_to_representative) > 3 AS chained
 FROM simhash_clusters('SELECT id, fp FROM dedup_clustered ORDER BY id', 3);
 
+-- Inputs larger than work_mem are searched on disk: one external sort per
+-- table of the layout, one run of equal prefixes in memory at a time, keys
+-- joined back by merging. 64kB holds about 1,100 rows of the in-memory search,
+-- so every table below spills; the DEBUG1 lines show which path ran.
+CREATE TABLE dedup_dups AS
+SELECT g AS id, ('x' || substr(md5((g % 300)::text), 1, 16))::bit(64)::bigint::simhash64 AS fp
+FROM generate_series(1, 3000) g;
+CREATE TABLE dedup_dups_brute AS
+SELECT a.id AS a, b.id AS b, a.fp <-> b.fp AS d
+FROM dedup_dups a JOIN dedup_dups b ON a.id < b.id AND a.fp <-> b.fp <= 6;
+SET work_mem = '64kB';
+SET client_min_messages = debug1;
+SELECT count(*) FROM simhash_near_pairs('SELECT id, fp FROM dedup_random ORDER BY id', 3);
+SELECT count(*) FROM simhash_clusters('SELECT id, fp FROM dedup_clustered ORDER BY id', 0);
+RESET work_mem;
+SELECT count(*) FROM simhash_near_pairs('SELECT id, fp FROM dedup_random ORDER BY id', 3);
+SET work_mem = '64kB';
+RESET client_min_messages;
+-- Against the brute force, every k.
+SELECT (dedup_compare('dedup_random', k)).* FROM unnest(ARRAY[0, 3, 8, 12]) k;
+SELECT (dedup_compare('dedup_clustered', k)).* FROM unnest(ARRAY[0, 1, 2, 3, 4, 5, 6, 8]) k;
+-- 300 fingerprints under 10 keys each.
+SELECT k, count(*) AS pairs,
+       (SELECT count(*) FROM dedup_dups_brute WHERE d <= k) AS brute,
+       (SELECT count(*) FROM (SELECT key_a::int, key_b::int, distance
+                              FROM simhash_near_pairs('SELECT id, fp FROM dedup_dups ORDER BY id', k)
+                              EXCEPT ALL SELECT a, b, d FROM dedup_dups_brute WHERE d <= k) x) AS extra
+FROM unnest(ARRAY[0, 3, 6]) k,
+     LATERAL simhash_near_pairs('SELECT id, fp FROM dedup_dups ORDER BY id', k)
+GROUP BY k ORDER BY k;
+-- Clusters: the same rows as the in-memory path.
+CREATE TEMP TABLE dedup_spilled_clusters AS
+SELECT t, k, c.* FROM unnest(ARRAY['dedup_random', 'dedup_clustered', 'dedup_dups']) t,
+     unnest(ARRAY[0, 2, 3, 6]) k,
+     LATERAL simhash_clusters(format('SELECT id, fp FROM %I ORDER BY id', t), k) c;
+RESET work_mem;
+CREATE TEMP TABLE dedup_memory_clusters AS
+SELECT t, k, c.* FROM unnest(ARRAY['dedup_random', 'dedup_clustered', 'dedup_dups']) t,
+     unnest(ARRAY[0, 2, 3, 6]) k,
+     LATERAL simhash_clusters(format('SELECT id, fp FROM %I ORDER BY id', t), k) c;
+SELECT t, k, count(*) AS clustered_rows,
+       (SELECT count(*) FROM (SELECT * FROM dedup_spilled_clusters s WHERE s.t = m.t AND s.k = m.k
+                              EXCEPT ALL
+                              SELECT * FROM dedup_memory_clusters x WHERE x.t = m.t AND x.k = m.k) d) AS extra,
+       (SELECT count(*) FROM (SELECT * FROM dedup_memory_clusters x WHERE x.t = m.t AND x.k = m.k
+                              EXCEPT ALL
+                              SELECT * FROM dedup_spilled_clusters s WHERE s.t = m.t AND s.k = m.k) d) AS missing
+FROM dedup_memory_clusters m GROUP BY t, k ORDER BY t, k;
+
+-- Cancel on disk: 100,000 identical fingerprints (5 * 10^9 pairs) stop at the
+-- timeout, and the sorts, the stored rows and the layout are released.
+SET work_mem = '64kB';
+SET statement_timeout = '2s';
+SELECT count(*) FROM simhash_near_pairs('SELECT g, 42::bigint FROM generate_series(1, 100000) g', 1);
+RESET statement_timeout;
+RESET work_mem;
+
 -- The cleanup: keep the first row (smallest id) of each cluster, delete the
 -- rest in one statement; afterwards no pair within k is left.
 CREATE TABLE dedup_docs AS SELECT * FROM dedup_clustered;
@@ -121,4 +178,4 @@ DROP ROLE regress_dedup_reader;
 
 DROP FUNCTION dedup_compare(text, int);
 DROP FUNCTION dedup_components(int);
-DROP TABLE dedup_random, dedup_clustered, dedup_brute, dedup_same, dedup_docs;
+DROP TABLE dedup_random, dedup_clustered, dedup_brute, dedup_same, dedup_docs, dedup_dups, dedup_dups_brute;

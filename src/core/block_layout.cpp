@@ -77,6 +77,24 @@ std::uint64_t BlockLayout::permute(std::size_t t, std::uint64_t fp) const noexce
     return out;
 }
 
+std::uint64_t BlockLayout::unpermute(std::size_t t, std::uint64_t permuted) const noexcept {
+    const std::uint64_t set = tables_[t];
+    if (set == 0) return permuted;
+    std::uint64_t out = 0;
+    int filled = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int b = 0; b < blocks_; ++b) {
+            bool in_prefix = (set >> b) & 1;
+            if (in_prefix != (pass == 0)) continue;
+            int w = block_width_[b];
+            filled += w;
+            std::uint64_t bits = (permuted >> (64 - filled)) & (block_mask_[b] >> block_shift_[b]);
+            out |= bits << block_shift_[b];
+        }
+    }
+    return out;
+}
+
 bool BlockLayout::reports_pair(std::size_t t, std::uint64_t x) const noexcept {
     std::uint64_t lowest_zero_blocks = 0;
     int need = blocks_ - k_;
@@ -115,14 +133,24 @@ static double sampled_candidates(const BlockLayout &layout, std::size_t t, const
 int BlockLayout::choose_blocks(int k, const std::uint64_t *distinct, std::size_t m) {
     if (m < 2) return k;
     constexpr std::size_t kSample = 4096;
-    constexpr std::size_t kSampledTables = 512;
-    std::size_t evaluated = 0;
-    std::vector<std::uint64_t> sample, keys;
+    std::vector<std::uint64_t> sample;
     const std::size_t s = std::min(m, kSample);
     for (std::size_t j = 0; j < s; ++j) sample.push_back(distinct[j * m / s]);
+    return choose_blocks_sampled(k, sample.data(), s, m, false);
+}
+
+int BlockLayout::choose_blocks_sampled(int k, const std::uint64_t *sample_values, std::size_t s, std::size_t m,
+                                       bool need_prefix) {
+    if (k >= 64) return k;  // no layout with a prefix exists
+    if (m < 2 || s == 0) return need_prefix ? k + 1 : k;
+    constexpr std::size_t kSampledTables = 512;
+    std::size_t evaluated = 0;
+    const std::vector<std::uint64_t> sample(sample_values, sample_values + s);
+    std::vector<std::uint64_t> keys;
     const double md = static_cast<double>(m);
-    int best = k;
-    double best_cost = md * (md - 1) / 2.0 + 2.0 * md;  // one table, no prefix: all pairs
+    int best = need_prefix ? k + 1 : k;
+    double best_cost = need_prefix ? std::numeric_limits<double>::infinity()
+                                   : md * (md - 1) / 2.0 + 2.0 * md;  // one table, no prefix: all pairs
     for (int blocks = k + 1; blocks <= 64; ++blocks) {
         std::size_t tables = binomial(blocks, k);
         if (tables > kMaxLayoutTables) break;

@@ -31,6 +31,8 @@ public:
     // Bijective bit permutation for table t: its prefix blocks move to the top,
     // in block order, then the other blocks. Distances are unchanged by it.
     std::uint64_t permute(std::size_t t, std::uint64_t fp) const noexcept;
+    // The inverse of permute(t, .).
+    std::uint64_t unpermute(std::size_t t, std::uint64_t permuted) const noexcept;
 
     // The one table that reports a pair whose fingerprints differ by x (with
     // popcount(x) <= k): the table made of the B - k lowest-numbered blocks in
@@ -43,6 +45,12 @@ public:
     // through, counted on a sample of 4096, so that blocks with little entropy
     // (skewed fingerprints) are avoided. 1 <= k <= 64.
     static int choose_blocks(int k, const std::uint64_t *distinct, std::size_t m);
+
+    // The same choice from a sample of s values standing for m (s <= m), for
+    // callers that cannot hold all values. With `need_prefix` the brute-force
+    // layout (B = k, one run holding everything) is never chosen.
+    static int choose_blocks_sampled(int k, const std::uint64_t *sample, std::size_t s, std::size_t m,
+                                     bool need_prefix);
 
 private:
     int k_;

@@ -252,4 +252,47 @@ void find_clusters(const std::uint64_t *fingerprints, std::size_t n, const NearP
     }
 }
 
+void sweep_near_pair_run(const BlockLayout *layout, std::size_t t, const RunEntry *entries, std::size_t count,
+                         const NearPairsOptions &options) {
+    check_k(options);
+    if (!options.emit) throw Error(Error::Kind::invalid_argument, "sweep_near_pair_run needs an emit callback");
+    if (layout && (layout->k() != options.k || t >= layout->tables()))
+        throw Error(Error::Kind::invalid_argument, "sweep_near_pair_run: the layout does not match");
+    Poller poll(options.interrupted);
+    PairBuffer out(options);
+    // Starts of the groups of identical values, then count.
+    std::vector<std::size_t> start;
+    for (std::size_t i = 0; i < count; ++i)
+        if (i == 0 || entries[i].value != entries[i - 1].value) start.push_back(i);
+    start.push_back(count);
+    const std::size_t groups = start.size() - 1;
+    const bool single_table = !layout || layout->tables() == 1;
+    // Identical values agree on every block: only the table reporting x = 0 pairs them.
+    if (!layout || layout->reports_pair(t, 0)) {
+        for (std::size_t g = 0; g < groups; ++g) {
+            for (std::size_t x = start[g]; x < start[g + 1]; ++x) {
+                for (std::size_t y = x + 1; y < start[g + 1]; ++y) out.add(entries[x].row, entries[y].row, 0);
+                poll.tick(start[g + 1] - x);
+            }
+        }
+    }
+    if (options.k > 0 && layout) {
+        for (std::size_t g = 0; g < groups; ++g) {
+            const std::uint64_t vg = entries[start[g]].value;
+            for (std::size_t h = g + 1; h < groups; ++h) {
+                const std::uint64_t x = vg ^ entries[start[h]].value;
+                const int d = hamming_distance(x, 0);
+                if (d > options.k) continue;
+                if (!single_table && !layout->reports_pair(t, layout->unpermute(t, x))) continue;
+                for (std::size_t a = start[g]; a < start[g + 1]; ++a) {
+                    for (std::size_t b = start[h]; b < start[h + 1]; ++b) out.add(entries[a].row, entries[b].row, d);
+                    poll.tick(start[h + 1] - start[h]);
+                }
+            }
+            poll.tick(groups - g);
+        }
+    }
+    out.flush();
+}
+
 }  // namespace simhash

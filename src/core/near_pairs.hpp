@@ -50,4 +50,22 @@ void find_near_pairs(const std::uint64_t *fingerprints, std::size_t n, const Nea
 void find_clusters(const std::uint64_t *fingerprints, std::size_t n, const NearPairsOptions &options,
                    std::uint32_t *representative, std::uint32_t *cluster_size);
 
+// Streaming form of the search, for inputs that do not fit in memory (the
+// caller sorts externally). For each table t of a layout, the caller sorts one
+// entry per row, (layout.permute(t, fingerprint), row), by value and passes
+// every run of entries sharing the table's prefix (layout.prefix_bits(t) top
+// bits). Each call reports the run's pairs within options.k that table t is
+// responsible for (BlockLayout::reports_pair), so over all tables every pair
+// is reported exactly once, as find_near_pairs does. With layout == nullptr
+// (k = 0) a run is a group of identical fingerprints, passed once.
+// Identical fingerprints are grouped inside the run: pairs of distinct values
+// are checked once each, rows are expanded only into the output.
+struct RunEntry {
+    std::uint64_t value;
+    std::uint32_t row;
+};
+class BlockLayout;
+void sweep_near_pair_run(const BlockLayout *layout, std::size_t t, const RunEntry *entries, std::size_t count,
+                         const NearPairsOptions &options);
+
 }  // namespace simhash

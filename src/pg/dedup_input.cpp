@@ -11,6 +11,8 @@ extern "C" {
 #include "utils/memutils.h"
 #include "utils/plancache.h"
 #include "utils/syscache.h"
+#include "access/detoast.h"
+#include "access/tupdesc.h"
 }
 
 #include "near_pairs.hpp"
@@ -56,17 +58,87 @@ static void check_query(const char *caller, SPIPlanPtr plan, Oid simhash64_type)
                                   format_type_be(TupleDescAttr(desc, 1)->atttypid))));
 }
 
+// Reservoir sampling (Vitter's algorithm R) with a fixed-seed xorshift, so a
+// spilled search chooses the same layout every time on the same input.
+static void sample_row(DedupInput *in, std::uint64_t fp) {
+    if (in->sample_count < kDedupSample) {
+        in->sample[in->sample_count++] = fp;
+        return;
+    }
+    std::uint64_t x = in->sample_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    in->sample_state = x;
+    std::uint64_t slot = x % (in->rows + 1);
+    if (slot < kDedupSample) in->sample[slot] = fp;
+}
+
+static void spill_row(DedupInput *in, std::uint64_t fp, text *key) {
+    Datum values[2] = {Int64GetDatum(static_cast<int64>(fp)), PointerGetDatum(key)};
+    bool nulls[2] = {false, false};
+    sample_row(in, fp);
+    tuplestore_putvalues(in->spilled, in->spilled_desc, values, nulls);
+}
+
+// Spills one row, its key in text form; what the output function allocates is
+// freed with the per-row context.
+static void spill_key(DedupInput *in, std::uint64_t fp, Datum key) {
+    MemoryContext old = MemoryContextSwitchTo(in->row_context);
+    text *t = cstring_to_text(OutputFunctionCall(&in->key_output, key));
+    MemoryContextSwitchTo(old);
+    spill_row(in, fp, t);
+    MemoryContextReset(in->row_context);
+    ++in->rows;
+}
+
+// The rows no longer fit in work_mem: move them to a tuplestore.
+static void start_spilling(DedupInput *in) {
+    ereport(in->progress_level, (errmsg("%s: the rows exceed work_mem (%d kB), searching on disk", in->caller, work_mem)));
+    MemoryContext old = MemoryContextSwitchTo(in->context);
+    in->spilled_desc = CreateTemplateTupleDesc(2);
+    TupleDescInitEntry(in->spilled_desc, 1, "fingerprint", INT8OID, -1, 0);
+    TupleDescInitEntry(in->spilled_desc, 2, "key", TEXTOID, -1, 0);
+    in->spilled = tuplestore_begin_heap(false, false, work_mem);
+    in->sample = static_cast<std::uint64_t *>(palloc(kDedupSample * sizeof(std::uint64_t)));
+    MemoryContextSwitchTo(old);
+    in->row_context = AllocSetContextCreate(in->context, "simhash deduplication row", ALLOCSET_SMALL_SIZES);
+    std::size_t rows = in->rows;
+    in->rows = 0;
+    in->sample_count = 0;
+    in->sample_state = 0x9E3779B97F4A7C15ull;
+    for (std::size_t i = 0; i < rows; ++i) {
+        spill_key(in, in->fingerprints[i], in->keys[i]);
+        if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
+    }
+    MemoryContextDelete(in->key_context);
+    in->key_context = nullptr;
+    pfree(in->fingerprints);
+    pfree(in->keys);
+    in->fingerprints = nullptr;
+    in->keys = nullptr;
+    in->capacity = 0;
+}
+
 static void append_row(DedupInput *in, Datum key, std::uint64_t fp, int16 key_len, bool key_byval) {
+    if (in->rows >= simhash::kMaxNearPairRows || in->rows >= static_cast<std::size_t>(PG_INT32_MAX))
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("%s: the query returns more than %d rows", in->caller, PG_INT32_MAX)));
+    if (!in->spilled) {
+        in->bytes += kDedupBytesPerRow + (key_byval ? 0 : key_len == -1 ? toast_raw_datum_size(key) : key_len);
+        if (in->bytes > in->budget) start_spilling(in);
+    }
+    if (in->spilled) {
+        spill_key(in, fp, key);
+        return;
+    }
     if (in->rows == in->capacity) {
-        if (in->rows >= simhash::kMaxNearPairRows || in->rows >= static_cast<std::size_t>(PG_INT32_MAX))
-            ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                            errmsg("%s: the query returns more than %d rows", in->caller, PG_INT32_MAX)));
         std::size_t grown = in->capacity * 2;
         in->fingerprints = static_cast<std::uint64_t *>(repalloc_huge(in->fingerprints, grown * sizeof(std::uint64_t)));
         in->keys = static_cast<Datum *>(repalloc_huge(in->keys, grown * sizeof(Datum)));
         in->capacity = grown;
     }
-    MemoryContext old = MemoryContextSwitchTo(in->context);
+    MemoryContext old = MemoryContextSwitchTo(in->key_context);
     if (key_len == -1)
         key = PointerGetDatum(PG_DETOAST_DATUM_COPY(key));
     else if (!key_byval)
@@ -86,6 +158,14 @@ void dedup_read_input(const char *caller, text *query, Oid simhash64_type, Dedup
     in->keys = static_cast<Datum *>(MemoryContextAlloc(in->context, in->capacity * sizeof(Datum)));
     in->key_text = nullptr;
     in->progress_level = DEBUG1;
+    in->budget = static_cast<std::size_t>(work_mem) * 1024;
+    in->bytes = 0;
+    in->key_context = AllocSetContextCreate(in->context, "simhash deduplication keys", ALLOCSET_DEFAULT_SIZES);
+    in->spilled = nullptr;
+    in->spilled_desc = nullptr;
+    in->sample = nullptr;
+    in->sample_count = 0;
+    in->sample_state = 0;
 
     char *sql = text_to_cstring(query);
     if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "%s: SPI_connect failed", caller);

@@ -1,6 +1,7 @@
 // simhash_near_pairs(query, k) and simhash_clusters(query, k): whole-table
 // deduplication. The rows come from dedup_read_input(); the search runs in the
-// C++ core; results go to a tuplestore (which spills to disk beyond work_mem).
+// C++ core, or, for inputs larger than work_mem, in dedup_spill.cpp; results go
+// to a tuplestore (which spills to disk beyond work_mem).
 #include "simhash64.hpp"
 
 extern "C" {
@@ -12,6 +13,7 @@ extern "C" {
 
 #include "cpp_boundary.hpp"
 #include "dedup_input.hpp"
+#include "dedup_spill.hpp"
 #include "hamming.hpp"
 #include "near_pairs.hpp"
 
@@ -94,6 +96,11 @@ SIMHASH_FUNCTION(simhash_near_pairs) {
     DedupInput in;
     Output out;
     start(fcinfo, caller, &in, &out);
+    if (in.spilled) {
+        dedup_spilled_near_pairs(&in, k, out.rsinfo);
+        MemoryContextDelete(in.context);
+        return (Datum)0;
+    }
     CppFailure failure;
     bool ok = cpp_guarded(
         [&]() {
@@ -117,6 +124,11 @@ SIMHASH_FUNCTION(simhash_clusters) {
     DedupInput in;
     Output out;
     start(fcinfo, caller, &in, &out);
+    if (in.spilled) {
+        dedup_spilled_clusters(&in, k, out.rsinfo);
+        MemoryContextDelete(in.context);
+        return (Datum)0;
+    }
     std::size_t n = in.rows;
     std::size_t bytes = (n ? n : 1) * sizeof(std::uint32_t);
     auto *representative = static_cast<std::uint32_t *>(MemoryContextAllocHuge(in.context, bytes));

@@ -3,6 +3,8 @@
 # near-duplicate families of 5): simhash_near_pairs against the pure-SQL
 # pigeonhole (union of four 16-bit block equi-joins, bit_count recheck),
 # measured in one run on the same table. Both must find the same pairs.
+# The extension's functions run twice: with work_mem = 1GB (the in-memory
+# search) and with work_mem = 1MB (the input exceeds it: the on-disk search).
 #
 #   test/bench/near_pairs_bench.sh            # N = 100000
 #   test/bench/near_pairs_bench.sh --full     # N = 1000000 (the issue's figure)
@@ -67,21 +69,36 @@ baseline_sql="SELECT count(*) FROM (
     SELECT a.id, b.id FROM near_pairs_bench a JOIN near_pairs_bench b
       ON a.fp & 65535 = b.fp & 65535 AND a.id < b.id AND bit_count((a.fp # b.fp)::bit(64)) <= 3) p"
 
-ours_pairs=$(run -At -c "$ours_sql")
+in_memory() { PGOPTIONS="$PGOPTIONS -c work_mem=1GB" "$@"; }
+on_disk() { PGOPTIONS="$PGOPTIONS -c work_mem=1MB" "$@"; }
+
+ours_pairs=$(in_memory run -At -c "$ours_sql")
+disk_pairs=$(on_disk run -At -c "$ours_sql")
 base_pairs=$(run -At -c "$baseline_sql")
-if [ "$ours_pairs" != "$base_pairs" ]; then
-    echo "MISMATCH: simhash_near_pairs found $ours_pairs pairs, the pure-SQL join $base_pairs" >&2
+if [ "$ours_pairs" != "$base_pairs" ] || [ "$disk_pairs" != "$base_pairs" ]; then
+    echo "MISMATCH: simhash_near_pairs found $ours_pairs pairs in memory, $disk_pairs on disk," \
+         "the pure-SQL join $base_pairs" >&2
+    exit 1
+fi
+mem_clusters=$(in_memory run -At -c "$clusters_sql")
+disk_clusters=$(on_disk run -At -c "$clusters_sql")
+if [ "$mem_clusters" != "$disk_clusters" ]; then
+    echo "MISMATCH: simhash_clusters returned $mem_clusters rows in memory, $disk_clusters on disk" >&2
     exit 1
 fi
 
 # Warm runs: the counts above have cached the table.
-ours=$(timed "$ours_sql")
-clusters=$(timed "$clusters_sql")
+ours=$(in_memory timed "$ours_sql")
+clusters=$(in_memory timed "$clusters_sql")
+ours_disk=$(on_disk timed "$ours_sql")
+clusters_disk=$(on_disk timed "$clusters_sql")
 base=$(timed "$baseline_sql")
 run -c "DROP TABLE near_pairs_bench"
 
 echo "rows: $rows (planted: $((families * 5)) in $families families), k = 3, pairs found: $ours_pairs"
-echo "simhash_near_pairs:           $ours s"
-echo "simhash_clusters:             $clusters s"
+echo "simhash_near_pairs, work_mem 1GB (in memory): $ours s"
+echo "simhash_clusters,   work_mem 1GB (in memory): $clusters s"
+echo "simhash_near_pairs, work_mem 1MB (on disk):   $ours_disk s"
+echo "simhash_clusters,   work_mem 1MB (on disk):   $clusters_disk s"
 echo "pure SQL, 4 block equi-joins: $base s"
 awk -v o="$ours" -v b="$base" 'BEGIN { printf "ratio (pure SQL / simhash_near_pairs): %.1fx\n", b / o }'

@@ -252,3 +252,99 @@ TEST(NearPairs, LargeInputUsesWideRadixDigits) {
     EXPECT_EQ(fast_pairs(fp, 3, 0), expected);
     EXPECT_EQ(fast_pairs(fp, 3, 4), expected);
 }
+
+namespace {
+
+// The streaming search as the PostgreSQL glue runs it: per table, entries
+// sorted by permuted value, cut into runs of equal prefixes.
+std::vector<Triple> run_pairs(const std::vector<std::uint64_t> &fp, int k, int blocks) {
+    std::vector<Triple> out;
+    NearPairsOptions o;
+    o.k = k;
+    o.context = &out;
+    o.emit = collect;
+    std::vector<simhash::RunEntry> entries(fp.size());
+    if (k == 0) {
+        for (std::uint32_t i = 0; i < fp.size(); ++i) entries[i] = {fp[i], i};
+        std::sort(entries.begin(), entries.end(), [](auto &a, auto &b) { return a.value < b.value; });
+        for (std::size_t s = 0; s < entries.size();) {
+            std::size_t e = s;
+            while (e < entries.size() && entries[e].value == entries[s].value) ++e;
+            simhash::sweep_near_pair_run(nullptr, 0, entries.data() + s, e - s, o);
+            s = e;
+        }
+    } else {
+        BlockLayout layout(k, blocks);
+        for (std::size_t t = 0; t < layout.tables(); ++t) {
+            for (std::uint32_t i = 0; i < fp.size(); ++i) entries[i] = {layout.permute(t, fp[i]), i};
+            std::sort(entries.begin(), entries.end(), [](auto &a, auto &b) { return a.value < b.value; });
+            const int bits = layout.prefix_bits(t);
+            const std::uint64_t mask = bits == 0 ? 0 : ~std::uint64_t{0} << (64 - bits);
+            for (std::size_t s = 0; s < entries.size();) {
+                std::size_t e = s;
+                while (e < entries.size() && ((entries[e].value ^ entries[s].value) & mask) == 0) ++e;
+                simhash::sweep_near_pair_run(&layout, t, entries.data() + s, e - s, o);
+                s = e;
+            }
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+TEST(BlockLayout, UnpermuteInvertsPermute) {
+    std::mt19937_64 rng(3);
+    for (int k = 1; k <= 6; ++k)
+        for (int blocks = k; blocks <= k + 3; ++blocks) {
+            BlockLayout layout(k, blocks);
+            for (std::size_t t = 0; t < layout.tables(); ++t)
+                for (int i = 0; i < 50; ++i) {
+                    std::uint64_t v = rng();
+                    ASSERT_EQ(layout.unpermute(t, layout.permute(t, v)), v) << k << " " << blocks << " " << t;
+                }
+        }
+}
+
+TEST(BlockLayout, SampledChoiceCanRequireAPrefix) {
+    std::vector<std::uint64_t> few(10);
+    std::mt19937_64 rng(5);
+    for (auto &v : few) v = rng();
+    EXPECT_EQ(BlockLayout::choose_blocks_sampled(3, few.data(), few.size(), few.size(), false), 3);
+    EXPECT_GT(BlockLayout::choose_blocks_sampled(3, few.data(), few.size(), few.size(), true), 3);
+    EXPECT_GT(BlockLayout::choose_blocks_sampled(3, few.data(), few.size(), 10000000, true), 3);
+    EXPECT_EQ(BlockLayout::choose_blocks_sampled(64, few.data(), few.size(), 100, true), 64);
+}
+
+TEST(NearPairRuns, StreamingMatchesBruteForce) {
+    std::mt19937_64 rng(13);
+    for (int k = 0; k <= 7; ++k) {
+        for (int round = 0; round < 3; ++round) {
+            std::size_t n = 50 + rng() % 400;
+            std::vector<std::uint64_t> fp = round == 0 ? std::vector<std::uint64_t>(n) : clustered(rng, n);
+            if (round == 0)
+                for (auto &v : fp) v = rng();
+            if (round == 2)  // identical fingerprints under many rows
+                for (std::size_t i = 0; i < n; i += 3) fp[i] = fp[0];
+            auto expected = brute_pairs(fp, k);
+            if (k == 0) {
+                EXPECT_EQ(run_pairs(fp, 0, 0), expected);
+                continue;
+            }
+            for (int blocks = k; blocks <= k + 3; ++blocks)
+                EXPECT_EQ(run_pairs(fp, k, blocks), expected) << "k=" << k << " blocks=" << blocks;
+        }
+    }
+}
+
+TEST(NearPairRuns, RejectsAMismatchedLayout) {
+    BlockLayout layout(3, 4);
+    simhash::RunEntry e[2] = {{1, 0}, {1, 1}};
+    NearPairsOptions o;
+    o.k = 2;
+    o.emit = collect;
+    EXPECT_THROW(simhash::sweep_near_pair_run(&layout, 0, e, 2, o), simhash::Error);
+    o.k = 3;
+    EXPECT_THROW(simhash::sweep_near_pair_run(&layout, 4, e, 2, o), simhash::Error);
+}
