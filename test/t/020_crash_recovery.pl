@@ -57,9 +57,11 @@ my $bench = IPC::Run::start(
 $node->poll_query_until('postgres', 'SELECT count(*) > 40000 FROM fps')
   or die 'pgbench made no progress';
 $node->stop('immediate');
-$bench->finish;    # pgbench fails: the server went away
+# pgbench's wording for a lost server depends on where the crash caught each
+# client; its exit status does not.
+my $bench_succeeded = $bench->finish;
 note("pgbench stderr (expected to report the lost connection): $err");
-ok($err =~ /terminat|connection|server closed|backend died|aborted/i, 'pgbench was interrupted by the crash');
+ok(!$bench_succeeded, 'pgbench was interrupted by the crash');
 eval { $open->quit };
 
 $node->start;
