@@ -286,5 +286,21 @@ SELECT pg_stat_force_next_flush();
 SELECT seq_scan - :seq_before AS seq_scans_without_index FROM pg_stat_user_tables WHERE relid = 'planned'::regclass;
 DROP TABLE planned;
 
+-- A fingerprint in a stored generated column: PostgreSQL computes it only after
+-- BEFORE ROW triggers, so the guard evaluates the generation expression itself.
+CREATE TABLE generated_docs (id int PRIMARY KEY, body text,
+                             fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED);
+SELECT simhash_guard('generated_docs', 'fp', 3);
+INSERT INTO generated_docs (id, body) VALUES
+  (1, 'the quick brown fox jumps over the lazy dog near the river bank today'),
+  (2, 'an entirely different sentence about databases indexes and query planning');
+INSERT INTO generated_docs (id, body)
+  VALUES (3, 'the quick brown fox jumps over the lazy dog near the river bank today');
+UPDATE generated_docs SET body = 'the quick brown fox jumps over the lazy dog near the river bank today'
+ WHERE id = 2;
+UPDATE generated_docs SET body = body || ' again' WHERE id = 1;
+SELECT id, fp = simhash(body) AS fp_matches_body FROM generated_docs ORDER BY id;
+DROP TABLE generated_docs;
+
 DROP TABLE docs, raw, parts;
 DROP ROLE regress_guard_writer, regress_guard_reader, regress_guard_owner;

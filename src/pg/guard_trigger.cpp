@@ -23,8 +23,10 @@ extern "C" {
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
@@ -259,6 +261,27 @@ bool search(SPIPlanPtr plan, Snapshot snap, bool read_only, Datum *values) {
 
 }  // namespace
 
+// A stored generated column is computed only after BEFORE ROW triggers have
+// run, so the new row does not hold its fingerprint yet: evaluate the
+// generation expression on the row, as the executor will right after us.
+static Datum generated_value(Relation rel, HeapTuple tuple, AttrNumber attnum, bool *isnull) {
+    Expr *expr = reinterpret_cast<Expr *>(build_column_default(rel, attnum));
+    if (expr == nullptr)
+        elog(ERROR, "no generation expression for column %d of relation \"%s\"", attnum, RelationGetRelationName(rel));
+    EState *estate = CreateExecutorState();
+    ExprState *state = ExecPrepareExpr(expr, estate);
+    ExprContext *econtext = GetPerTupleExprContext(estate);
+    TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+    ExecStoreHeapTuple(tuple, slot, false);
+    econtext->ecxt_scantuple = slot;
+    // simhash64 is passed by value: the result outlives the executor state.
+    Datum value = ExecEvalExprSwitchContext(state, econtext, isnull);
+    ExecDropSingleTupleTableSlot(slot);
+    FreeExecutorState(estate);
+    return value;
+}
+
+
 SIMHASH_FUNCTION(simhash_reject_near_duplicates) {
     if (!CALLED_AS_TRIGGER(fcinfo)) protocol_error("not called by the trigger manager");
     auto *td = reinterpret_cast<TriggerData *>(fcinfo->context);
@@ -307,7 +330,11 @@ SIMHASH_FUNCTION(simhash_reject_near_duplicates) {
     TupleDesc desc = RelationGetDescr(rel);
     bool new_null = true, old_null = true;
     uint64 new_fp = 0, old_fp = 0;
-    if (new_tuple) new_fp = DatumGetSimhash64(heap_getattr(new_tuple, fp_attnum, desc, &new_null));
+    if (new_tuple) {
+        const bool generated = TupleDescAttr(desc, fp_attnum - 1)->attgenerated == ATTRIBUTE_GENERATED_STORED;
+        new_fp = DatumGetSimhash64(generated ? generated_value(rel, new_tuple, fp_attnum, &new_null)
+                                             : heap_getattr(new_tuple, fp_attnum, desc, &new_null));
+    }
     if (old_tuple) old_fp = DatumGetSimhash64(heap_getattr(old_tuple, fp_attnum, desc, &old_null));
     if (new_null && old_null) return PointerGetDatum(result);
     const bool unchanged = new_tuple && old_tuple && new_null == old_null && new_fp == old_fp;
