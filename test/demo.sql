@@ -5,6 +5,7 @@ CREATE EXTENSION simhash;
 CREATE TABLE docs (id int PRIMARY KEY, pep int, revision int, title text, body text,
                    fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED);
 \copy docs (id, pep, revision, title, body) FROM 'test/data/samples.copy'
+CREATE INDEX docs_fp ON docs USING simhash (fp);
 
 \echo
 \echo '36 documents: three revisions (first, middle, last) of twelve Python Enhancement Proposals.'
@@ -28,3 +29,16 @@ GROUP BY 1 ORDER BY 1 DESC;
 \echo
 SELECT feature, weight FROM simhash_features((SELECT body FROM docs WHERE id = 4))
 ORDER BY weight DESC, feature LIMIT 8;
+
+\echo 'The three documents nearest to PEP 3105 rev 12, through the simhash index (exact ORDER BY <->):'
+\echo
+SELECT d.id, d.fp <-> q.fp AS distance, format('PEP %s rev %s', d.pep, d.revision) AS what
+FROM docs d, (SELECT fp FROM docs WHERE id = 36) q
+WHERE d.id <> 36
+ORDER BY d.fp <-> q.fp, d.id LIMIT 3;
+
+\echo 'A near-duplicate guard: inserting a copy of a document is refused.'
+\echo
+SELECT simhash_guard('docs', 'fp', 3);
+\set ON_ERROR_STOP 0
+INSERT INTO docs (id, pep, revision, title, body) SELECT 99, pep, 99, title, body || ' (mirror)' FROM docs WHERE id = 36;
