@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pep_corpus.hpp"
 #include "text_features.hpp"
 
 namespace fs = std::filesystem;
@@ -24,43 +25,6 @@ namespace {
 
 constexpr int kRadius = 3;
 
-struct Version {
-    int pep;
-    std::string text;
-};
-
-struct Pair {
-    std::size_t a, b;
-    int bucket;
-};
-
-const char *const kBuckets[] = {">= 0.99", "0.95-0.99", "0.8-0.95", "< 0.8"};
-
-int bucket_of(double ratio) {
-    if (ratio >= 0.99) return 0;
-    if (ratio >= 0.95) return 1;
-    if (ratio >= 0.8) return 2;
-    return 3;
-}
-
-std::string read_file(const fs::path &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::vector<std::string> split(const std::string &line, char sep) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= line.size(); ++i) {
-        if (i == line.size() || line[i] == sep) {
-            out.push_back(line.substr(start, i - start));
-            start = i + 1;
-        }
-    }
-    return out;
-}
 
 struct Candidate {
     std::string name;
@@ -87,37 +51,10 @@ int main(int argc, char **argv) {
     }
     const fs::path root = argv[1];
 
-    // Every version, indexed by its path relative to root (as the TSV names it).
-    std::vector<Version> versions;
-    std::unordered_map<std::string, std::size_t> index;
-    std::vector<fs::path> files;
-    for (const auto &entry : fs::recursive_directory_iterator(root / "versions"))
-        if (entry.is_regular_file()) files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    std::size_t bytes = 0;
-    for (const auto &f : files) {
-        const std::string dir = f.parent_path().filename().string();  // pep-NNNN
-        index[fs::relative(f, root).generic_string()] = versions.size();
-        versions.push_back(Version{std::atoi(dir.c_str() + 4), read_file(f)});
-        bytes += versions.back().text.size();
-    }
-
-    std::vector<Pair> pairs;
-    {
-        std::ifstream in(argv[2]);
-        std::string line;
-        std::getline(in, line);  // header
-        while (std::getline(in, line)) {
-            const auto cols = split(line, '\t');
-            if (cols.size() < 6) continue;
-            const auto a = index.find(cols[1]), b = index.find(cols[2]);
-            if (a == index.end() || b == index.end()) {
-                std::fprintf(stderr, "pair names a missing file: %s\n", line.c_str());
-                return 1;
-            }
-            pairs.push_back(Pair{a->second, b->second, bucket_of(std::atof(cols[5].c_str()))});
-        }
-    }
+    const pep_corpus::Corpus corpus = pep_corpus::load(root, argv[2]);
+    const auto &versions = corpus.versions;
+    const auto &pairs = corpus.pairs;
+    const std::size_t bytes = corpus.bytes;
     std::size_t bucket_sizes[4] = {};
     for (const auto &p : pairs) ++bucket_sizes[p.bucket];
 
