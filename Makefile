@@ -56,7 +56,7 @@ UNIT_SRCS  = $(sort $(wildcard test/unit/*.cpp))
 UNIT_FLAGS = -std=c++17 -O1 -g -Wall -Wextra -fsanitize=address,undefined -fno-sanitize-recover=all -Isrc/core
 
 # Each source compiles once to its own object, so `make -j` spreads the work.
-CORE_HDRS      = $(wildcard src/core/*.hpp)
+CORE_HDRS      = $(wildcard src/core/*.hpp) $(wildcard test/support/*.hpp)
 UNIT_CORE_OBJS = $(CORE_SRCS:src/core/%.cpp=test/unit/obj/core/%.o)
 UNIT_OBJS      = $(UNIT_SRCS:test/unit/%.cpp=test/unit/obj/%.o)
 

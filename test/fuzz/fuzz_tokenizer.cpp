@@ -15,6 +15,8 @@
 #include "text_features.hpp"
 #include "tokenizer.hpp"
 
+#include "../support/reference_words.hpp"
+
 namespace {
 
 struct Collect final : simhash::WordSink {
@@ -22,33 +24,6 @@ struct Collect final : simhash::WordSink {
     void word(std::string_view w) override { words.emplace_back(w); }
 };
 
-// The rules one code point at a time, with neither fast path.
-std::vector<std::string> reference_words(std::string_view text) {
-    std::vector<std::string> out;
-    std::string word;
-    bool letter = false;
-    auto end_word = [&] {
-        if (letter) out.push_back(simhash::fold_case(word));
-        word.clear();
-        letter = false;
-    };
-    const auto *s = reinterpret_cast<const std::uint8_t *>(text.data());
-    const auto n = static_cast<std::int32_t>(text.size());
-    for (std::int32_t i = 0; i < n;) {
-        const std::int32_t start = i;
-        UChar32 c;
-        U8_NEXT(s, i, n, c);
-        const auto cls = c < 0 ? simhash::CharClass::separator : simhash::classify(c);
-        if (cls == simhash::CharClass::separator) {
-            end_word();
-        } else {
-            word.append(text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
-            letter |= cls == simhash::CharClass::letter;
-        }
-    }
-    end_word();
-    return out;
-}
 
 bool valid_utf8(std::string_view s) {
     const auto *p = reinterpret_cast<const std::uint8_t *>(s.data());

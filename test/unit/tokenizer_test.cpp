@@ -8,6 +8,8 @@
 
 #include "tokenizer.hpp"
 
+#include "../support/reference_words.hpp"
+
 using simhash::CharClass;
 
 namespace {
@@ -27,34 +29,6 @@ std::vector<std::string> words(std::string_view text) {
 
 using W = std::vector<std::string>;
 
-// The rules spelled out one code point at a time, with no fast path: the
-// tokenizer must agree with it.
-std::vector<std::string> reference_words(std::string_view text) {
-    std::vector<std::string> out;
-    std::string word;
-    bool letter = false;
-    auto end_word = [&] {
-        if (letter) out.push_back(simhash::fold_case(word));
-        word.clear();
-        letter = false;
-    };
-    const auto *s = reinterpret_cast<const std::uint8_t *>(text.data());
-    const auto n = static_cast<std::int32_t>(text.size());
-    for (std::int32_t i = 0; i < n;) {
-        const std::int32_t start = i;
-        UChar32 c;
-        U8_NEXT(s, i, n, c);
-        const CharClass cls = c < 0 ? CharClass::separator : simhash::classify(c);
-        if (cls == CharClass::separator) {
-            end_word();
-        } else {
-            word.append(text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
-            letter |= cls == CharClass::letter;
-        }
-    }
-    end_word();
-    return out;
-}
 
 }  // namespace
 
