@@ -10,8 +10,17 @@ DROP TABLE IF EXISTS bench, bench_q;
 -- query has exactly one index it can use); fpi is the bigint of today.
 CREATE TABLE bench (id bigint, fp simhash64, fp6 simhash64, fpi bigint);
 
-SELECT :'dataset' = 'random' AS is_random \gset
-\if :is_random
+SELECT :'dataset' = 'random' AS is_random, :'dataset' = 'peps' AS is_peps \gset
+\if :is_peps
+-- fingerprints of real documents (peps_setup.sql): row g is in family
+-- (g - 1) % F, one stored PEP version; the first rows of a family are the
+-- version itself and its real word-edited copies, the later ones combine the
+-- bits those edits flipped (peps_row)
+SELECT count(*) AS nfam FROM peps_fam \gset
+INSERT INTO bench SELECT g, v::simhash64, v::simhash64, v
+  FROM (SELECT g, peps_row(g, :nfam, f.base, f.e) AS v
+        FROM generate_series(1, :n) g JOIN peps_fam f ON f.f = (g - 1) % :nfam) s;
+\elif :is_random
 -- random values, and 1% planted near-duplicate families: 12 rows within one
 -- bit of a center that is not itself stored
 INSERT INTO bench SELECT g, v::simhash64, v::simhash64, v
@@ -32,14 +41,25 @@ CREATE TABLE bench_q (kind text, i int, q bigint);
 INSERT INTO bench_q SELECT 'stored', i, b.fpi
   FROM generate_series(1, 500) i JOIN bench b ON b.id = 1 + (abs(rnd64(30000000000000 + i)) % :n);
 INSERT INTO bench_q SELECT 'near', i, flip(q, rnd64(40000000000000 + i), 2) FROM bench_q WHERE kind = 'stored';
-\if :is_random
+\if :is_peps
+-- edited copies (not stored) of stored versions: true near-duplicates;
+-- the versions themselves; versions of PEPs that are not stored at all
+DELETE FROM bench_q WHERE kind = 'near';
+INSERT INTO bench_q SELECT 'near', i, f.q
+  FROM generate_series(1, 500) i JOIN peps_fam f ON f.f = abs(rnd64(70000000000000 + i)) % least(:nfam, :n);
+INSERT INTO bench_q SELECT 'center', i, f.base
+  FROM generate_series(1, 500) i JOIN peps_fam f ON f.f = abs(rnd64(50000000000000 + i)) % least(:nfam, :n);
+INSERT INTO bench_q SELECT 'random', i, h.fp
+  FROM generate_series(1, 500) i JOIN peps_fresh h ON h.i = abs(rnd64(60000000000000 + i)) % (SELECT count(*) FROM peps_fresh);
+\elif :is_random
 INSERT INTO bench_q SELECT 'center', i, rnd64(20000000000000 + (i % greatest(:n / 100 / 12, 1)))
   FROM generate_series(1, 500) i;
 \else
 INSERT INTO bench_q SELECT 'center', i, rnd64(10000000000000 + (abs(rnd64(50000000000000 + i)) % (:n / 20)))
   FROM generate_series(1, 500) i;
 \endif
-INSERT INTO bench_q SELECT 'random', i, rnd64(60000000000000 + i) FROM generate_series(1, 500) i;
+INSERT INTO bench_q SELECT 'random', i, rnd64(60000000000000 + i) FROM generate_series(1, 500) i
+  WHERE NOT :'is_peps'::boolean;
 
 SELECT bench_put(:'dataset', :n, 'table_bytes', pg_relation_size('bench'));
 SELECT bench_put(:'dataset', :n, 'build_btree_ms', bench_ddl('CREATE INDEX bench_btree ON bench (fpi)'));

@@ -50,9 +50,9 @@ INSERT INTO runs VALUES
 
 -- warm-up, then the timed pass
 SELECT r.metric, (bench_run(r.stmt, (SELECT array_agg(q ORDER BY i) FROM bench_q WHERE kind = r.kind AND i <= r.nq))).mean_rows
-  FROM runs r \g /dev/null
+  FROM runs r WHERE r.nq > 0 \g /dev/null
 SELECT bench_put(:'dataset', :n, r.metric || '_ms', b.median_ms),
        bench_put(:'dataset', :n, r.metric || '_p90_ms', b.p90_ms),
        bench_put(:'dataset', :n, r.metric || '_rows', b.mean_rows)
   FROM runs r, LATERAL bench_run(r.stmt, (SELECT array_agg(q ORDER BY i) FROM bench_q WHERE kind = r.kind AND i <= r.nq)) b
-  \g /dev/null
+  WHERE r.nq > 0 \g /dev/null

@@ -61,7 +61,21 @@ rows AS (
         'equal',
         pg_temp.v(ds, :n, 'check_simhash_k3_rows') = pg_temp.v(ds, :n, 'seq_k3_rows')
           AND pg_temp.v(ds, :n, 'check_pigeonhole_k3_rows') = pg_temp.v(ds, :n, 'seq_k3_rows')
-          AND pg_temp.v(ds, :n, 'check_simhash_k6_rows') = pg_temp.v(ds, :n, 'seq_k6_rows'))
+          AND pg_temp.v(ds, :n, 'check_simhash_k6_rows') = pg_temp.v(ds, :n, 'seq_k6_rows')),
+    (14, format('growth: index filled by %s single-row inserts vs built in bulk, k=3 median ms',
+                pg_temp.f(pg_temp.v(ds, :n, 'grow_rows'))),
+        pg_temp.v(ds, :n, 'grow_k3_ins_ms'), pg_temp.v(ds, :n, 'grow_k3_bulk_ms'),
+        pg_temp.v(ds, :n, 'grow_k3_ins_ms') / pg_temp.v(ds, :n, 'grow_k3_bulk_ms'), '<= 1.5x',
+        pg_temp.v(ds, :n, 'grow_k3_ins_ms') / pg_temp.v(ds, :n, 'grow_k3_bulk_ms') <= 1.5
+          AND pg_temp.v(ds, :n, 'grow_k3_ins_rows') = pg_temp.v(ds, :n, 'grow_k3_bulk_rows')),
+    (15, 'growth: size bytes/row, filled by inserts vs built in bulk',
+        pg_temp.v(ds, :n, 'grow_size_ins_bytes') / pg_temp.v(ds, :n, 'grow_rows'),
+        pg_temp.v(ds, :n, 'grow_size_bulk_bytes') / pg_temp.v(ds, :n, 'grow_rows'),
+        pg_temp.v(ds, :n, 'grow_size_ins_bytes') / pg_temp.v(ds, :n, 'grow_size_bulk_bytes'), '<= 1.5x',
+        pg_temp.v(ds, :n, 'grow_size_ins_bytes') / pg_temp.v(ds, :n, 'grow_size_bulk_bytes') <= 1.5),
+    (16, 'growth: rows/s of the one-by-one fill (INSERT ... SELECT), bulk build ms',
+        pg_temp.v(ds, :n, 'grow_rows') / pg_temp.v(ds, :n, 'grow_insert_ms') * 1000,
+        pg_temp.v(ds, :n, 'grow_build_ms'), NULL, '-', NULL)
   ) AS t(ord, measure, sim, base, ratio, target, ok)
 )
 SELECT format('| %s %s | %s | %s | %s | %s | %s | %s |', ds, pg_temp.f(:n), measure, pg_temp.f(sim), pg_temp.f(base),

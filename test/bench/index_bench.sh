@@ -4,7 +4,14 @@
 # B-tree on bigint (issue 3, "Speed and size"), side by side in one run.
 #
 #   test/bench/index_bench.sh [--rows N | --1m | --10m] [--queries Q] [--seq-queries S]
-#                             [--insert-seconds T] [--datasets "random clustered"] [--db NAME]
+#                             [--insert-seconds T] [--growth-rows G]
+#                             [--datasets "random clustered peps"] [--db NAME]
+#
+# --seq-queries 0 skips the sequential scans (and the exactness row), the
+# slowest part at 10M; --insert-seconds 0 skips pgbench; --growth-rows 0 skips
+# the growth measure (default: min(N, 1M) rows).  The peps data set needs the
+# PEP revisions (PEPS_DIR, see peps_pool.sh); its fingerprint pool is computed
+# once and kept in $PEPS_POOL (default $OUT/peps-pool.csv).
 #
 # Connects with the usual PGHOST/PGPORT/PGUSER; the extension must be
 # installed.  Drops and recreates database NAME (default simhash_bench).
@@ -12,8 +19,9 @@
 # database, and as CSV and plans in $OUT (default /tmp/simhash-bench).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-rows=100000 nq=300 nseq=30 secs=10 db=simhash_bench datasets="random clustered"
+rows=100000 nq=300 nseq=30 secs=10 db=simhash_bench datasets="random clustered peps" grow=
 out=${OUT:-/tmp/simhash-bench}
+pool=${PEPS_POOL:-$out/peps-pool.csv}
 while [ $# -gt 0 ]; do
   case $1 in
     --rows) rows=$2; shift;;
@@ -22,6 +30,7 @@ while [ $# -gt 0 ]; do
     --queries) nq=$2; shift;;
     --seq-queries) nseq=$2; shift;;
     --insert-seconds) secs=$2; shift;;
+    --growth-rows) grow=$2; shift;;
     --datasets) datasets=$2; shift;;
     --db) db=$2; shift;;
     *) echo "unknown option $1" >&2; exit 2;;
@@ -33,6 +42,14 @@ psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" 2>/dev/null
 psql_db -f "$here/bench_setup.sql"
+[ -n "$grow" ] || grow=$((rows < 1000000 ? rows : 1000000))
+if [[ " $datasets " == *" peps "* ]]; then
+  if [ ! -s "$pool" ]; then
+    echo "== peps: computing the fingerprint pool into $pool (once)" >&2
+    "$here/peps_pool.sh" "$db" "$pool.tmp" && mv "$pool.tmp" "$pool"
+  fi
+  psql_db -v pool="$pool" -f "$here/peps_setup.sql"
+fi
 
 for ds in $datasets; do
   echo "== $ds, $rows rows: load and build" >&2
@@ -43,8 +60,14 @@ for ds in $datasets; do
 
   # single-row inserts, 2 clients, into a copy of the data set that has one
   # index: the simhash index, or a B-tree on bigint
+  if [ "$grow" -gt 0 ]; then
+    echo "== $ds: growth, $grow rows inserted one by one vs built in bulk" >&2
+    psql_db -v n="$rows" -v dataset="$ds" -v gn="$grow" -v nq="$nq" -f "$here/bench_growth.sql" > /dev/null
+  fi
+
+  [ "$secs" -gt 0 ] || continue
   echo "== $ds: inserts (pgbench, 2 clients, $secs s each)" >&2
-  fn=$([ "$ds" = random ] && echo rnd64 || echo clustered64)
+  case $ds in random) fn=rnd64;; clustered) fn=clustered64;; peps) fn=peps64;; esac
   psql_db -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS ins_simhash, ins_btree" \
     -c "CREATE TABLE ins_simhash AS SELECT fp FROM bench" -c "CREATE TABLE ins_btree AS SELECT fpi FROM bench" \
     -c "CREATE INDEX ON ins_simhash USING simhash (fp) WITH (max_distance = 3)" -c "CREATE INDEX ON ins_btree (fpi)" \
