@@ -49,8 +49,8 @@ INSERT INTO bench_q SELECT 'near', i, f.q
   FROM generate_series(1, 500) i JOIN peps_fam f ON f.f = abs(rnd64(70000000000000 + i)) % least(:nfam, :n);
 INSERT INTO bench_q SELECT 'center', i, f.base
   FROM generate_series(1, 500) i JOIN peps_fam f ON f.f = abs(rnd64(50000000000000 + i)) % least(:nfam, :n);
-INSERT INTO bench_q SELECT 'random', i, h.fp
-  FROM generate_series(1, 500) i JOIN peps_fresh h ON h.i = abs(rnd64(60000000000000 + i)) % (SELECT count(*) FROM peps_fresh);
+INSERT INTO bench_q SELECT 'random', g.i, h.fp
+  FROM generate_series(1, 500) g(i) JOIN peps_fresh h ON h.i = abs(rnd64(60000000000000 + g.i)) % (SELECT count(*) FROM peps_fresh);
 \elif :is_random
 INSERT INTO bench_q SELECT 'center', i, rnd64(20000000000000 + (i % greatest(:n / 100 / 12, 1)))
   FROM generate_series(1, 500) i;

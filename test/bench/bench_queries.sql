@@ -36,6 +36,8 @@ INSERT INTO runs VALUES
   ('floor', 'noop', 'near', :nq),
   ('simhash_k3', 'simhash3', 'near', :nq),
   ('pigeonhole_k3', 'pigeonhole3', 'near', :nq),
+  ('simhash_k3_miss', 'simhash3', 'random', :nq),
+  ('pigeonhole_k3_miss', 'pigeonhole3', 'random', :nq),
   ('btree_eq', 'btree_eq', 'stored', :nq),
   ('seq_k3', 'seq3', 'near', :nseq),
   ('simhash_k6', 'simhash6', 'near', :nq),

@@ -48,7 +48,7 @@ if [[ " $datasets " == *" peps "* ]]; then
     echo "== peps: computing the fingerprint pool into $pool (once)" >&2
     "$here/peps_pool.sh" "$db" "$pool.tmp" && mv "$pool.tmp" "$pool"
   fi
-  psql_db -v pool="$pool" -f "$here/peps_setup.sql"
+  psql_db -f "$here/peps_setup.sql" < "$pool"
 fi
 
 for ds in $datasets; do
@@ -67,15 +67,20 @@ for ds in $datasets; do
 
   [ "$secs" -gt 0 ] || continue
   echo "== $ds: inserts (pgbench, 2 clients, $secs s each)" >&2
-  case $ds in random) fn=rnd64;; clustered) fn=clustered64;; peps) fn=peps64;; esac
+  case $ds in
+    random) gen="rnd64(:g)" from=;;
+    clustered) gen="clustered64(:g)" from=;;
+    peps) nfam=$(psql_db -At -c 'SELECT count(*) FROM peps_fam')
+          gen="peps_row(:g, $nfam, base, e)" from=" FROM peps_fam WHERE f = (:g::bigint - 1) % $nfam";;
+  esac
   psql_db -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS ins_simhash, ins_btree" \
     -c "CREATE TABLE ins_simhash AS SELECT fp FROM bench" -c "CREATE TABLE ins_btree AS SELECT fpi FROM bench" \
     -c "CREATE INDEX ON ins_simhash USING simhash (fp) WITH (max_distance = 3)" -c "CREATE INDEX ON ins_btree (fpi)" \
     -c "VACUUM ANALYZE ins_simhash" -c "VACUUM ANALYZE ins_btree" -c "CHECKPOINT"
   printf '%s\n' '\set g random(100000000000, 900000000000)' \
-    "INSERT INTO ins_simhash (fp) VALUES ($fn(:g)::simhash64);" > "$out/ins_simhash.sql"
+    "INSERT INTO ins_simhash (fp) SELECT $gen::simhash64$from;" > "$out/ins_simhash.sql"
   printf '%s\n' '\set g random(100000000000, 900000000000)' \
-    "INSERT INTO ins_btree (fpi) VALUES ($fn(:g));" > "$out/ins_btree.sql"
+    "INSERT INTO ins_btree (fpi) SELECT $gen$from;" > "$out/ins_btree.sql"
   for t in btree simhash; do
     # synchronous_commit off: the cost measured is the index, not the WAL flush
     tps=$(PGOPTIONS="-c synchronous_commit=off" pgbench -n -M prepared -c 2 -j 2 -T "$secs" -f "$out/ins_$t.sql" "$db" 2>&1 \

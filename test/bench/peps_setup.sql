@@ -1,11 +1,11 @@
 -- The `peps` data set of index_bench.sh: families of near-duplicate
 -- fingerprints of real documents, from the pool that peps_pool.sh computed
--- with simhash(text) (psql variable pool: its CSV).  PEPs whose number ends
+-- with simhash(text) (its CSV on psql's standard input: psql -f this < pool).  PEPs whose number ends
 -- in 7 are held out: their versions are the "fresh document" queries.
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 CREATE TABLE peps_pool (pep int, version int, variant int, fp bigint);
-\copy peps_pool FROM :'pool' WITH (FORMAT csv)
+\copy peps_pool FROM pstdin WITH (FORMAT csv)
 
 -- one family per stored version: the version's fingerprint, those of its
 -- edited copies (variants 1..E) and of the edited copy kept for queries (99)
@@ -33,7 +33,3 @@ CREATE FUNCTION peps_row(g bigint, nfam bigint, base bigint, e bigint[]) RETURNS
                            & (rnd64(g) | rnd64(-g)))
          END
   FROM (SELECT (g - 1) / nfam AS r, abs(rnd64(80000000000000 + g)) AS h) s $$;
-
--- the value of row g, for pgbench's inserts
-CREATE FUNCTION peps64(g bigint) RETURNS bigint LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT peps_row(g, n, base, e) FROM (SELECT count(*) AS n FROM peps_fam) c, peps_fam WHERE f = (g - 1) % n $$;
