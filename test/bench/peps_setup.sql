@@ -26,10 +26,11 @@ ANALYZE peps_fam, peps_fresh;
 -- version with a random three quarters of the bits flipped by either of two
 -- of its real edits (chosen by g): values stay on the bits that edits of this
 -- document actually move, at distances no larger than the real edits'.
+-- (One expression with no FROM, so that the planner inlines it into the load.)
 CREATE FUNCTION peps_row(g bigint, nfam bigint, base bigint, e bigint[]) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN r = 0 THEN base
-              WHEN r <= cardinality(e) THEN e[r]
-              ELSE base # (((e[1 + (h % cardinality(e))::int] # base) | (e[1 + ((h >> 8) % cardinality(e))::int] # base))
+  SELECT CASE WHEN (g - 1) / nfam = 0 THEN base
+              WHEN (g - 1) / nfam <= cardinality(e) THEN e[(g - 1) / nfam]
+              ELSE base # (((e[1 + (abs(rnd64(80000000000000 + g)) % cardinality(e))::int] # base)
+                            | (e[1 + ((abs(rnd64(80000000000000 + g)) >> 8) % cardinality(e))::int] # base))
                            & (rnd64(g) | rnd64(-g)))
-         END
-  FROM (SELECT (g - 1) / nfam AS r, abs(rnd64(80000000000000 + g)) AS h) s $$;
+         END $$;
