@@ -100,8 +100,8 @@ void fill_meta(Page page, const SimhashMeta &meta) {
     ((PageHeader)page)->pd_lower = page_area_offset() + sizeof(meta);
 }
 
-// Where a leaf level's keys come from, in order, one at a time: an array
-// sorted in memory or the merge of spilled runs.
+// Where a table's keys come from, in order, one at a time: an array sorted in
+// memory or the merge of spilled runs.
 struct SortedKeys {
     bool (*next)(void *arg, sx::EntryKey *key);
     void *arg;
@@ -121,40 +121,25 @@ bool next_in_array(void *arg, sx::EntryKey *key) {
 
 bool next_spilled(void *arg, sx::EntryKey *key) { return key_spill_next(static_cast<KeySpill *>(arg), key); }
 
-void pull(SortedKeys *keys, sx::EntryKey *key) {
-    if (!keys->next(keys->arg, key)) elog(ERROR, "simhash index build: fewer sorted keys than rows");
-}
-
-// Writes one level of table `table` from `n` children (keys pulled from
-// `keys` for leaves, (low, child) from `children` for internal levels) into
-// consecutive new pages; `out` receives one (low, block) per page written;
-// returns how many.
-Size write_level(Relation index, int table, uint16 level, SortedKeys *keys, const sx::InternalEntry *children,
-                 Size n, sx::InternalEntry *out) {
-    bool leaf = level == 0;
-    Size per = static_cast<Size>(page_capacity(leaf ? sx::kLeafEntrySize : sx::kInternalEntrySize) * kBuildFill);
-    Size pages = n == 0 ? 1 : (n + per - 1) / per;
-    sx::EntryKey next{};  // leaves: the first key not yet written
-    if (leaf && n > 0) pull(keys, &next);
+// Writes one internal level of table `table` from `n` children (low, child)
+// into consecutive new pages; `out` receives one (low, block) per page
+// written; returns how many.
+Size write_level(Relation index, int table, uint16 level, const sx::InternalEntry *children, Size n,
+                 sx::InternalEntry *out) {
+    Size per = static_cast<Size>(page_capacity(sx::kInternalEntrySize) * kBuildFill);
+    Size pages = (n + per - 1) / per;
     for (Size p = 0; p < pages; ++p) {
         CHECK_FOR_INTERRUPTS();
         Size from = p * per, to = std::min(n, from + per);
         Buffer buf = simhash_new_buffer(index);
         Page page = BufferGetPage(buf);
-        simhash_init_page(page, leaf ? kPageLeaf : kPageInternal, level, static_cast<uint16>(table));
-        sx::EntryKey first = leaf ? next : sx::EntryKey{0, 0, 0};
-        for (Size i = from; i < to; ++i) {
-            if (leaf) {
-                sx::leaf_put(page_area(page), i - from, next);
-                if (i + 1 < n) pull(keys, &next);
-            } else
-                sx::internal_put(page_area(page), i - from, children[i]);
-        }
+        simhash_init_page(page, kPageInternal, level, static_cast<uint16>(table));
+        for (Size i = from; i < to; ++i) sx::internal_put(page_area(page), i - from, children[i]);
         page_set_count(page, to - from);
-        sx::EntryKey low = p == 0 ? sx::EntryKey{0, 0, 0} : (leaf ? first : children[from].low);
+        sx::EntryKey low = p == 0 ? sx::EntryKey{0, 0, 0} : children[from].low;
         sx::leaf_put(page_opaque(page)->low, 0, low);
         if (p + 1 < pages) {
-            sx::leaf_put(page_opaque(page)->high, 0, leaf ? next : children[to].low);
+            sx::leaf_put(page_opaque(page)->high, 0, children[to].low);
             page_opaque(page)->has_high = 1;
             page_opaque(page)->right = BufferGetBlockNumber(buf) + 1;  // the build is the only writer
         }
@@ -165,13 +150,65 @@ Size write_level(Relation index, int table, uint16 level, SortedKeys *keys, cons
     return pages;
 }
 
-// Writes the `nkeys` sorted keys of `keys` as one tree; returns its root.
-BlockNumber write_tree(Relation index, int table, SortedKeys *keys, Size nkeys, sx::InternalEntry *a,
-                       sx::InternalEntry *b) {
-    Size n = write_level(index, table, 0, keys, nullptr, nkeys, a);
+// Writes the leaf level of one table from its entries, consumed one at a
+// time in sorted order, a fixed number to a leaf (90% fill).
+class LeafWriter {
+  public:
+    LeafWriter(Relation index, int table, sx::InternalEntry *out)
+        : index_(index), table_(table), out_(out),
+          pending_(static_cast<sx::EntryKey *>(palloc(per() * sizeof(sx::EntryKey)))) {}
+    void add(const sx::EntryKey &e) {
+        if (n_ == per()) flush(&e);
+        pending_[n_++] = e;
+    }
+    // Writes the last leaf (an empty one for an empty table); returns the
+    // number of leaves.
+    Size finish() {
+        if (n_ > 0 || pages_ == 0) flush(nullptr);
+        pfree(pending_);
+        return pages_;
+    }
+
+  private:
+    static Size per() { return static_cast<Size>(page_capacity(sx::kLeafEntrySize) * kBuildFill); }
+    // Writes the pending entries as one leaf; `next` is the first entry of the
+    // next leaf, its high key, or nullptr for the last.
+    void flush(const sx::EntryKey *next) {
+        CHECK_FOR_INTERRUPTS();
+        Buffer buf = simhash_new_buffer(index_);
+        Page page = BufferGetPage(buf);
+        simhash_init_page(page, kPageLeaf, 0, static_cast<uint16>(table_));
+        for (Size i = 0; i < n_; ++i) sx::leaf_put(page_area(page), i, pending_[i]);
+        page_set_count(page, n_);
+        sx::EntryKey low = pages_ == 0 ? sx::EntryKey{0, 0, 0} : pending_[0];
+        sx::leaf_put(page_opaque(page)->low, 0, low);
+        if (next != nullptr) {
+            sx::leaf_put(page_opaque(page)->high, 0, *next);
+            page_opaque(page)->has_high = 1;
+            page_opaque(page)->right = BufferGetBlockNumber(buf) + 1;  // the build is the only writer
+        }
+        out_[pages_++] = {low, BufferGetBlockNumber(buf)};
+        MarkBufferDirty(buf);
+        UnlockReleaseBuffer(buf);
+        n_ = 0;
+    }
+
+    Relation index_;
+    int table_;
+    sx::InternalEntry *out_;
+    sx::EntryKey *pending_;
+    Size n_ = 0, pages_ = 0;
+};
+
+// Writes the keys of `keys` as one tree; returns its root.
+BlockNumber write_tree(Relation index, int table, SortedKeys *keys, sx::InternalEntry *a, sx::InternalEntry *b) {
+    LeafWriter leaves(index, table, a);
+    sx::EntryKey e;
+    while (keys->next(keys->arg, &e)) leaves.add(e);
+    Size n = leaves.finish();
     uint16 level = 0;
     while (n > 1) {
-        n = write_level(index, table, ++level, nullptr, a, n, b);
+        n = write_level(index, table, ++level, a, n, b);
         std::swap(a, b);
     }
     return a[0].child;
@@ -183,15 +220,15 @@ BlockNumber write_sorted_array(Relation index, int table, sx::EntryKey *keys, Si
     std::sort(keys, keys + n, sx::key_less);
     ArrayKeys array{keys, keys + n};
     SortedKeys source{next_in_array, &array};
-    return write_tree(index, table, &source, n, a, b);
+    return write_tree(index, table, &source, a, b);
 }
 
-// Writes sort `sort` of the spill (`n` keys) as one tree.
-BlockNumber write_spilled(Relation index, int table, KeySpill *spill, int sort, Size n, Size memory,
-                          sx::InternalEntry *a, sx::InternalEntry *b) {
+// Writes sort `sort` of the spill as one tree.
+BlockNumber write_spilled(Relation index, int table, KeySpill *spill, int sort, Size memory, sx::InternalEntry *a,
+                          sx::InternalEntry *b) {
     key_spill_begin_read(spill, sort, memory);
     SortedKeys source{next_spilled, spill};
-    BlockNumber root = write_tree(index, table, &source, n, a, b);
+    BlockNumber root = write_tree(index, table, &source, a, b);
     key_spill_end_read(spill);
     return root;
 }
@@ -241,14 +278,14 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
             rekey(st.layout, st.buf, st.n, t - 1, t);
             meta.roots[t] = write_sorted_array(index, t, st.buf, st.n, a, b);
         } else
-            meta.roots[t] = write_spilled(index, t, st.spill, t, st.rows, memory, a, b);
+            meta.roots[t] = write_spilled(index, t, st.spill, t, memory, a, b);
         pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, static_cast<int64>(st.rows) * (t + 1));
     }
     if (st.spill == nullptr) {
         meta.roots[meta.tables] = write_sorted_array(index, meta.tables, null_rows_of(&st), st.nnulls, a, b);
         pfree(st.buf);
     } else {
-        meta.roots[meta.tables] = write_spilled(index, meta.tables, st.spill, meta.tables, st.null_rows, memory, a, b);
+        meta.roots[meta.tables] = write_spilled(index, meta.tables, st.spill, meta.tables, memory, a, b);
         key_spill_close(st.spill);
     }
     pfree(a);
