@@ -1,8 +1,9 @@
 // The simhash index access method: shared page layout and tree operations.
 //
-// One relation holds T B-link trees (one per rotated table, see
-// src/core/index_layout.hpp). Block 0 is the metapage, written once at build:
-// the layout and each table's root block (roots never move: a root split
+// One relation holds T B-link trees (one per table of the block layout, see
+// src/core/block_layout.hpp). Block 0 is the metapage, written once at build:
+// the layout (blocks, each table's block order and the guaranteed prefix
+// blocks per radius) and each table's root block (roots never move: a root split
 // moves the root's entries into two new pages). Leaves are unsorted arrays of
 // (table key, heap TID); internal pages are sorted (low bound, child) arrays.
 // Every page carries its key range [low, high) and a right-link (Lehman-Yao).
@@ -17,14 +18,14 @@ extern "C" {
 #include "utils/rel.h"
 }
 
-#include "index_layout.hpp"
+#include "block_layout.hpp"
 #include "index_page.hpp"
 #include "simhash64.hpp"
 
 namespace sx = simhash::index;
 
 constexpr uint32 kSimhashIndexMagic = 0x53484958;  // "SHIX"
-constexpr uint32 kSimhashIndexVersion = 1;
+constexpr uint32 kSimhashIndexVersion = 2;  // 2: any block layout, not only rotations
 constexpr BlockNumber kMetaBlock = 0;
 constexpr int kDefaultMaxDistance = 3;
 
@@ -55,11 +56,16 @@ struct SimhashMeta {
     // roots[tables] is the NULL list: a tree of (0, TID) for rows whose
     // fingerprint is NULL, so that scans without a qualifier return them.
     BlockNumber roots[sx::kMaxTables + 1];
+    int32 blocks;
+    uint8 order[sx::kMaxTables][sx::kMaxIndexBlocks];  // each table's block order
+    uint8 guaranteed[sx::kMaxIndexDistance + 1];        // prefix blocks per radius
 };
 
 struct SimhashOptions {
     int32 vl_len_;
     int max_distance;
+    int blocks;  // 0: chosen at build from the table's size
+    int tables;  // 0: likewise
 };
 
 static inline SimhashPageOpaque *page_opaque(Page page) {
@@ -97,11 +103,14 @@ static inline void entry_tid(const sx::EntryKey &e, ItemPointer tid) {
 void simhash_init_page(Page page, uint16 flags, uint16 level, uint16 table);
 SimhashMeta simhash_read_meta(Relation index);
 sx::Layout simhash_layout(const SimhashMeta &meta);
+void simhash_meta_set_layout(SimhashMeta *meta, const sx::Layout &layout);
 Buffer simhash_new_buffer(Relation index);
 void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key);
 // Pins and share-locks the leaf whose range holds `key` (moving right as needed).
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
 int simhash_max_distance_option(Relation index);
+// The layout's blocks from the reloptions, or for `rows` rows by the default rule.
+int simhash_blocks_option(Relation index, double rows);
 
 // index_append_wal.cpp: appends `key` to exclusively locked leaf `buf` (which has room), WAL-logged.
 void simhash_leaf_append(Relation index, Buffer buf, const sx::EntryKey &key);

@@ -1,7 +1,7 @@
 // Bulk build and the empty (init fork) build of the simhash index.
 //
-// The build collects (fingerprint, TID) once, then for each table sorts the
-// rotated keys and writes leaves left to right at 90% fill with the internal
+// The build collects (fingerprint, TID) once, chooses the layout from the row
+// count, then for each table sorts the permuted keys and writes leaves left to right at 90% fill with the internal
 // levels above, with no WAL; log_newpage_range logs the finished relation.
 #include "index.hpp"
 
@@ -117,9 +117,6 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     SimhashMeta meta{};
     meta.magic = kSimhashIndexMagic;
     meta.version = kSimhashIndexVersion;
-    meta.max_distance = simhash_max_distance_option(index);
-    meta.tables = meta.max_distance + 1;
-    sx::Layout layout = simhash_layout(meta);
 
     Buffer metabuf = simhash_new_buffer(index);  // block 0, filled in at the end
     fill_meta(BufferGetPage(metabuf), meta);
@@ -130,6 +127,10 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
                   static_cast<sx::EntryKey *>(palloc(64 * sizeof(sx::EntryKey))), 0, 64};
     pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, kPhaseScanHeap);
     double heap_tuples = table_index_build_scan(heap, index, info, true, true, collect, &st, nullptr);
+    // The layout fits the rows there are now; REINDEX chooses again.
+    int max_distance = simhash_max_distance_option(index);
+    sx::Layout layout = sx::make_layout(max_distance, simhash_blocks_option(index, static_cast<double>(st.n)));
+    simhash_meta_set_layout(&meta, layout);
 
     const int params[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL, PROGRESS_CREATEIDX_TUPLES_DONE};
     const int64 values[] = {kPhaseWriteTables, static_cast<int64>(st.n) * meta.tables, 0};
@@ -174,8 +175,7 @@ extern "C" void simhash_ambuildempty(Relation index) {
     SimhashMeta meta{};
     meta.magic = kSimhashIndexMagic;
     meta.version = kSimhashIndexVersion;
-    meta.max_distance = simhash_max_distance_option(index);
-    meta.tables = meta.max_distance + 1;
+    simhash_meta_set_layout(&meta, sx::make_layout(simhash_max_distance_option(index), simhash_blocks_option(index, 0)));
     for (int t = 0; t <= meta.tables; ++t) meta.roots[t] = static_cast<BlockNumber>(t + 1);
     PGAlignedBlock block;
     Page page = static_cast<Page>(block.data);

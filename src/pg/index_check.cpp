@@ -267,15 +267,16 @@ SIMHASH_FUNCTION(simhash_index_info) {
         height = std::max(height, tables[t].height);
     }
     sx::Layout layout = simhash_layout(meta);
-    Datum values[8] = {Int32GetDatum(meta.max_distance),
+    Datum values[9] = {Int32GetDatum(meta.max_distance),
                        Int32GetDatum(meta.tables),
-                       Int32GetDatum(sx::prefix_bits(layout, 0, meta.max_distance)),
+                       Int32GetDatum(meta.blocks),
+                       Int32GetDatum(sx::min_prefix_bits(layout, meta.max_distance)),
                        Int64GetDatum(static_cast<int64>(RelationGetNumberOfBlocks(index))),
                        Int64GetDatum(entries),
                        Int64GetDatum(dead),
                        Int32GetDatum(longest),
                        Int32GetDatum(height)};
-    bool nulls[8] = {};
+    bool nulls[9] = {};
     index_close(index, AccessShareLock);
     table_close(heap, AccessShareLock);
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));

@@ -25,8 +25,14 @@ SimhashMeta simhash_read_meta(Relation index) {
     SimhashMeta meta;
     memcpy(&meta, PageGetContents(BufferGetPage(buf)), sizeof(meta));
     UnlockReleaseBuffer(buf);
-    if (meta.magic != kSimhashIndexMagic || meta.version != kSimhashIndexVersion || meta.tables < 1 ||
-        meta.tables > sx::kMaxTables || meta.max_distance + 1 != meta.tables)
+    if (meta.magic == kSimhashIndexMagic && meta.version != kSimhashIndexVersion)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("simhash index \"%s\" has on-disk version %u, this library reads version %u",
+                               RelationGetRelationName(index), meta.version, kSimhashIndexVersion),
+                        errhint("REINDEX it.")));
+    sx::Layout layout;
+    if (meta.magic != kSimhashIndexMagic ||
+        !sx::stored_layout(meta.max_distance, meta.blocks, meta.tables, meta.order, meta.guaranteed, &layout))
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" has a corrupt simhash metapage", RelationGetRelationName(index))));
     // The metapage never changes after the build: cache it for the relcache entry's life.
@@ -36,7 +42,21 @@ SimhashMeta simhash_read_meta(Relation index) {
     return meta;
 }
 
-sx::Layout simhash_layout(const SimhashMeta &meta) { return sx::make_layout(meta.max_distance); }
+// simhash_read_meta checked the parts.
+sx::Layout simhash_layout(const SimhashMeta &meta) {
+    sx::Layout layout;
+    if (!sx::stored_layout(meta.max_distance, meta.blocks, meta.tables, meta.order, meta.guaranteed, &layout))
+        elog(ERROR, "simhash metapage layout is invalid");
+    return layout;
+}
+
+void simhash_meta_set_layout(SimhashMeta *meta, const sx::Layout &layout) {
+    meta->max_distance = layout.max_distance;
+    meta->tables = layout.tables;
+    meta->blocks = layout.blocks;
+    memcpy(meta->order, layout.order, sizeof(meta->order));
+    memcpy(meta->guaranteed, layout.guaranteed, sizeof(meta->guaranteed));
+}
 
 // A new page at the end of the relation, pinned and exclusively locked. Pages
 // are never freed (no page deletion), so there is no free-space map to search.
