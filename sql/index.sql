@@ -257,6 +257,7 @@ CREATE INDEX ON docs USING simhash (fp) WITH (max_distance = -1);
 CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 34);
 CREATE INDEX ON docs USING simhash (fp) WITH (tables = 65);
 CREATE INDEX ON docs USING simhash (fp) WITH (width = 4);
+CREATE INDEX ON docs USING simhash (fp) WITH (tables = 7);
 \set VERBOSITY default
 -- Layouts that cannot be: each error names the option.
 CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 3);
