@@ -1,8 +1,9 @@
 // Bulk build and the empty (init fork) build of the simhash index.
 //
 // The build collects (fingerprint, TID) once, chooses the layout from the row
-// count, then for each table sorts the permuted keys and writes leaves left to right at 90% fill with the internal
-// levels above, with no WAL; log_newpage_range logs the finished relation.
+// count, then for each table sorts the permuted keys and writes leaves left to
+// right at 90% fill with the internal levels above, with no WAL;
+// log_newpage_range logs the finished relation.
 #include "index.hpp"
 
 #include <algorithm>
