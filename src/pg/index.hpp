@@ -93,6 +93,37 @@ static inline void entry_tid(const sx::EntryKey &e, ItemPointer tid) {
     ItemPointerSet(tid, e.block, e.offset);
 }
 
+// rd_amcache: the metapage (read once: it never changes) and the directory,
+// a copy of one upper level of each table's tree (index_directory.cpp).
+struct SimhashDirEntry {
+    sx::EntryKey low;   // the child's low bound
+    BlockNumber child;
+};
+struct SimhashCache {
+    SimhashMeta meta;
+    bool loaded;   // the directory was read (else the metapage only)
+    uint32 hops;   // right-links scans followed from directory children since
+    uint32 start[sx::kMaxTables + 1];  // table t's entries: [start[t], start[t + 1])
+    int16 child_level[sx::kMaxTables]; // level of the pages they point to; -1: none
+    // the entries follow
+};
+static inline SimhashDirEntry *simhash_cache_entries(SimhashCache *cache) {
+    return reinterpret_cast<SimhashDirEntry *>(cache + 1);
+}
+struct SimhashDirectory {
+    const SimhashDirEntry *entries;  // sorted by low
+    uint32 n;                        // 0: none, descend from the root
+    int child_level;
+};
+
+// index_directory.cpp
+// The cache with a directory, read now if there is none or it went stale.
+// Valid until the next call (it may be replaced) or a relcache invalidation.
+SimhashCache *simhash_cache(Relation index);
+SimhashDirectory simhash_directory(const SimhashCache *cache, int table);
+// The entry whose child's range holds `key` (entry 0 if key is below all).
+size_t simhash_directory_find(const SimhashDirectory &dir, const sx::EntryKey &key);
+
 // index_pages.cpp
 void simhash_init_page(Page page, uint16 flags, uint16 level, uint16 table);
 SimhashMeta simhash_read_meta(Relation index);

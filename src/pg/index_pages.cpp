@@ -19,7 +19,7 @@ void simhash_init_page(Page page, uint16 flags, uint16 level, uint16 table) {
 }
 
 SimhashMeta simhash_read_meta(Relation index) {
-    if (index->rd_amcache != nullptr) return *static_cast<SimhashMeta *>(index->rd_amcache);
+    if (index->rd_amcache != nullptr) return static_cast<SimhashCache *>(index->rd_amcache)->meta;
     Buffer buf = ReadBuffer(index, kMetaBlock);
     LockBuffer(buf, BUFFER_LOCK_SHARE);
     SimhashMeta meta;
@@ -30,8 +30,9 @@ SimhashMeta simhash_read_meta(Relation index) {
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" has a corrupt simhash metapage", RelationGetRelationName(index))));
     // The metapage never changes after the build: cache it for the relcache entry's life.
-    void *cache = MemoryContextAlloc(index->rd_indexcxt, sizeof(meta));
-    memcpy(cache, &meta, sizeof(meta));
+    // (The directory is read on the first scan: inserts and the planner do not need it.)
+    SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, sizeof(SimhashCache)));
+    cache->meta = meta;
     index->rd_amcache = cache;
     return meta;
 }
