@@ -1,8 +1,8 @@
 // Bulk build and the empty (init fork) build of the simhash index.
 //
 // The build collects (fingerprint, TID) once, then for each table sorts the
-// rotated keys and writes leaves left to right at 90% fill with the internal
-// levels above, with no WAL; log_newpage_range logs the finished relation.
+// rotated keys and writes packed leaves left to right at 90% fill with the
+// internal levels above, with no WAL; log_newpage_range logs the finished relation.
 #include "index.hpp"
 
 #include <algorithm>
@@ -61,31 +61,25 @@ void fill_meta(Page page, const SimhashMeta &meta) {
     ((PageHeader)page)->pd_lower = page_area_offset() + sizeof(meta);
 }
 
-// Writes one level of table `table` from `n` children (keys for leaves,
-// (low, child) for internal levels) into consecutive new pages; `out`
-// receives one (low, block) per page written; returns how many.
-Size write_level(Relation index, int table, uint16 level, const sx::EntryKey *keys,
-                 const sx::InternalEntry *children, Size n, sx::InternalEntry *out) {
-    bool leaf = level == 0;
-    Size per = static_cast<Size>(page_capacity(leaf ? sx::kLeafEntrySize : sx::kInternalEntrySize) * kBuildFill);
-    Size pages = n == 0 ? 1 : (n + per - 1) / per;
+// Writes one internal level of table `table` from `n` children (low, child)
+// into consecutive new pages; `out` receives one (low, block) per page
+// written; returns how many.
+Size write_level(Relation index, int table, uint16 level, const sx::InternalEntry *children, Size n,
+                 sx::InternalEntry *out) {
+    Size per = static_cast<Size>(internal_capacity() * kBuildFill);
+    Size pages = (n + per - 1) / per;
     for (Size p = 0; p < pages; ++p) {
         CHECK_FOR_INTERRUPTS();
         Size from = p * per, to = std::min(n, from + per);
         Buffer buf = simhash_new_buffer(index);
         Page page = BufferGetPage(buf);
-        simhash_init_page(page, leaf ? kPageLeaf : kPageInternal, level, static_cast<uint16>(table));
-        for (Size i = from; i < to; ++i) {
-            if (leaf)
-                sx::leaf_put(page_area(page), i - from, keys[i]);
-            else
-                sx::internal_put(page_area(page), i - from, children[i]);
-        }
-        page_set_count(page, to - from);
-        sx::EntryKey low = p == 0 ? sx::EntryKey{0, 0, 0} : (leaf ? keys[from] : children[from].low);
+        simhash_init_page(page, kPageInternal, level, static_cast<uint16>(table));
+        for (Size i = from; i < to; ++i) sx::internal_put(page_area(page), i - from, children[i]);
+        internal_set_count(page, to - from);
+        sx::EntryKey low = p == 0 ? sx::EntryKey{0, 0, 0} : children[from].low;
         sx::leaf_put(page_opaque(page)->low, 0, low);
         if (p + 1 < pages) {
-            sx::leaf_put(page_opaque(page)->high, 0, leaf ? keys[to] : children[to].low);
+            sx::leaf_put(page_opaque(page)->high, 0, children[to].low);
             page_opaque(page)->has_high = 1;
             page_opaque(page)->right = BufferGetBlockNumber(buf) + 1;  // the build is the only writer
         }
@@ -96,14 +90,76 @@ Size write_level(Relation index, int table, uint16 level, const sx::EntryKey *ke
     return pages;
 }
 
+// Writes the leaf level of one table from its entries, consumed one at a
+// time in sorted order: each leaf takes entries while its packed size stays
+// within the build fill, so leaves end where the data's widths say.
+class LeafWriter {
+  public:
+    LeafWriter(Relation index, int table, sx::InternalEntry *out)
+        : index_(index), table_(table), out_(out),
+          pending_(static_cast<sx::EntryKey *>(palloc(sx::kMaxPackedEntries * sizeof(sx::EntryKey)))) {}
+    void add(const sx::EntryKey &e) {
+        if (n_ > 0 && sizer_.bytes_with(e) > budget()) flush(&e);
+        pending_[n_++] = e;
+        sizer_.add(e);
+    }
+    // Writes the last leaf (an empty one for an empty table); returns the
+    // number of leaves.
+    Size finish() {
+        if (n_ > 0 || pages_ == 0) flush(nullptr);
+        pfree(pending_);
+        return pages_;
+    }
+
+  private:
+    static Size budget() { return static_cast<Size>(page_area_capacity() * kBuildFill); }
+    // Writes the pending entries as one leaf; `next` is the first entry of the
+    // next leaf, its high key, or nullptr for the last.
+    void flush(const sx::EntryKey *next) {
+        CHECK_FOR_INTERRUPTS();
+        Buffer buf = simhash_new_buffer(index_);
+        Page page = BufferGetPage(buf);
+        simhash_init_page(page, kPageLeaf, 0, static_cast<uint16>(table_));
+        leaf_set_bytes(page, sx::leaf_write(pending_, n_, nullptr, 0, page_area(page)));
+        sx::EntryKey low = pages_ == 0 ? sx::EntryKey{0, 0, 0} : pending_[0];
+        sx::leaf_put(page_opaque(page)->low, 0, low);
+        if (next != nullptr) {
+            sx::leaf_put(page_opaque(page)->high, 0, *next);
+            page_opaque(page)->has_high = 1;
+            page_opaque(page)->right = BufferGetBlockNumber(buf) + 1;  // the build is the only writer
+        }
+        out_[pages_++] = {low, BufferGetBlockNumber(buf)};
+        MarkBufferDirty(buf);
+        UnlockReleaseBuffer(buf);
+        n_ = 0;
+        sizer_ = sx::PackSizer();
+    }
+
+    Relation index_;
+    int table_;
+    sx::InternalEntry *out_;
+    sx::EntryKey *pending_;
+    Size n_ = 0, pages_ = 0;
+    sx::PackSizer sizer_;
+};
+
+// Fewer entries than any full leaf of the build holds (a leaf ends when one
+// more 14-byte entry, the widest packing, would pass the fill): bounds the
+// number of leaves.
+Size min_entries_per_leaf() {
+    return (static_cast<Size>(page_area_capacity() * kBuildFill) - sx::kPackedHeaderSize) / sx::kLeafEntrySize - 1;
+}
+
 // Sorts `keys` and writes them as one tree; returns its root.
 BlockNumber write_tree(Relation index, int table, sx::EntryKey *keys, Size nkeys, sx::InternalEntry *a,
                        sx::InternalEntry *b) {
     std::sort(keys, keys + nkeys, sx::key_less);
-    Size n = write_level(index, table, 0, keys, nullptr, nkeys, a);
+    LeafWriter leaves(index, table, a);
+    for (Size i = 0; i < nkeys; ++i) leaves.add(keys[i]);
+    Size n = leaves.finish();
     uint16 level = 0;
     while (n > 1) {
-        n = write_level(index, table, ++level, nullptr, a, n, b);
+        n = write_level(index, table, ++level, a, n, b);
         std::swap(a, b);
     }
     return a[0].child;
@@ -136,8 +192,7 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     pgstat_progress_update_multi_param(3, params, values);
     Size slots = Max(st.n, st.nnulls) + 1;
     // One (low, block) per page of a level: the leaf level has the most.
-    Size per_leaf = static_cast<Size>(page_capacity(sx::kLeafEntrySize) * kBuildFill);
-    Size level_slots = slots / per_leaf + 2;
+    Size level_slots = slots / min_entries_per_leaf() + 2;
     sx::EntryKey *keys = static_cast<sx::EntryKey *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::EntryKey)));
     sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
     sx::InternalEntry *b = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));

@@ -129,22 +129,20 @@ bool prunable(const Pass &p, int radius, uint64 a, uint64 b) {
 }
 
 void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
-    const uint8 *area = page_area(page);
-    size_t n = page_count(page);
+    sx::Leaf leaf = page_leaf(page);
     if (p.table == p.layout->tables) {  // the NULL list
-        for (size_t i = 0; i < n; ++i) {
-            add_hit(st, sx::leaf_get(area, i), blk, 0, 0);
+        for (size_t i = 0; i < leaf.size(); ++i) {
+            add_hit(st, leaf.get(i), blk, 0, 0);
             st->hits[st->n - 1].null_fp = true;
         }
         return;
     }
     // The radius only shrinks while the leaf is read: filter with today's,
     // then check each of the (few) candidates against the current one.
-    uint16 near[BLCKSZ / sx::kLeafEntrySize];
-    size_t m = sx::leaf_near(area, n, p.qkey, current_radius(p, st), near);
+    uint16 near[kMaxLeafEntries];
+    size_t m = leaf.near(p.lo, p.hi, p.qkey, current_radius(p, st), near);
     for (size_t j = 0; j < m; ++j) {
-        sx::EntryKey e = sx::leaf_get(area, near[j]);
-        if (e.key < p.lo || e.key > p.hi) continue;
+        sx::EntryKey e = leaf.get(near[j]);
         if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
         uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
         bool inside = true;
@@ -185,7 +183,7 @@ void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &b
         if (op->flags & kPageLeaf) {
             leaf_hits(p, blk, page, st);
         } else {
-            size_t n = page_count(page);
+            size_t n = internal_count(page);
             children = static_cast<Child *>(palloc(sizeof(Child) * (n > 0 ? n : 1)));
             for (size_t i = 0; i < n; ++i) {
                 sx::InternalEntry e = sx::internal_get(page_area(page), i);
@@ -355,14 +353,10 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
         Buffer buf = ReadBuffer(index, blk);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
-        const uint8 *area = page_area(page);
-        size_t n = page_count(page);
-        for (size_t i = 0; i < n; ++i) {
-            if (sx::compare_keys(sx::leaf_get(area, i), want) == 0) {
-                LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-                st->pinned = buf;
-                return true;
-            }
+        if (page_leaf(page).contains(want)) {
+            LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+            st->pinned = buf;
+            return true;
         }
         blk = beyond_high(page, want) ? page_opaque(page)->right : InvalidBlockNumber;
         UnlockReleaseBuffer(buf);
