@@ -38,11 +38,21 @@ inline void store_bits(std::uint8_t *entries, std::size_t end, std::size_t bit, 
 
 inline std::size_t near_body(const std::uint8_t *entries, std::size_t from, std::size_t to, int entry_bits,
                              std::uint64_t mask, std::uint64_t qsuffix, int radius, std::uint16_t *out) noexcept {
-    std::size_t m = 0;
-    for (std::size_t i = from; i < to; ++i) {
-        std::uint64_t suffix = static_cast<std::uint64_t>(load_bits(entries, i * entry_bits)) & mask;
+    std::size_t m = 0, bit = from * entry_bits;
+    if (64 - __builtin_clzll(mask | 1) <= 57) {
+        // The usual case (suffixes of up to 57 bits): one 8-byte load per entry.
+        for (std::size_t i = from; i < to; ++i, bit += entry_bits) {
+            std::uint64_t v;
+            std::memcpy(&v, entries + bit / 8, sizeof(v));
+            out[m] = static_cast<std::uint16_t>(i);
+            m += __builtin_popcountll(((v >> (bit % 8)) & mask) ^ qsuffix) <= radius;  // branch-free: few pass
+        }
+        return m;
+    }
+    for (std::size_t i = from; i < to; ++i, bit += entry_bits) {
+        std::uint64_t suffix = static_cast<std::uint64_t>(load_bits(entries, bit)) & mask;
         out[m] = static_cast<std::uint16_t>(i);
-        m += __builtin_popcountll(suffix ^ qsuffix) <= radius;  // branch-free: few entries pass
+        m += __builtin_popcountll(suffix ^ qsuffix) <= radius;
     }
     return m;
 }

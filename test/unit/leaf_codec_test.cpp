@@ -202,3 +202,26 @@ TEST(LeafCodec, SplitKeepsTailWhenPackingWidens) {
     EXPECT_EQ(leaf_check(l.bytes.data(), s.left_bytes, {0, 0, 0}, true, s.separator, &bad), nullptr);
     EXPECT_EQ(leaf_check(r.bytes.data(), s.right_bytes, s.separator, false, {}, &bad), nullptr);
 }
+
+TEST(LeafCodec, NearEqualsBruteForceOnNarrowSuffixes) {
+    // Suffixes of 57 bits and fewer take the 8-byte-load loop.
+    std::mt19937_64 rng(13);
+    for (int prefix : {7, 10, 30, 63, 64}) {
+        const std::uint64_t high = prefix == 0 ? 0 : ~0ull << (64 - prefix);
+        const std::uint64_t base = rng() & high, q = base ^ (rng() & ~high & 0x0F0F0F0F0F0F0F0Full);
+        std::vector<EntryKey> in;
+        for (std::uint32_t i = 0; i < 300; ++i)
+            in.push_back({base | ((i % 2 ? q : rng()) & ~high), static_cast<std::uint32_t>(rng() % 70000), static_cast<std::uint16_t>(i)});
+        Buf b = write(in);
+        Leaf leaf(b.bytes.data(), b.n);
+        std::vector<EntryKey> every = all_of(b);
+        std::vector<std::uint16_t> out(every.size());
+        for (int radius = 0; radius <= 64; radius += 3) {
+            std::size_t m = leaf.near(0, ~0ull, q, radius, out.data());
+            std::vector<std::uint16_t> want;
+            for (std::size_t i = 0; i < every.size(); ++i)
+                if (__builtin_popcountll(every[i].key ^ q) <= radius) want.push_back(static_cast<std::uint16_t>(i));
+            ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << prefix << " " << radius;
+        }
+    }
+}
