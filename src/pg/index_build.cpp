@@ -1,8 +1,11 @@
 // Bulk build and the empty (init fork) build of the simhash index.
 //
-// The build collects (fingerprint, TID) once, then for each table sorts the
+// The build collects (fingerprint, TID) once; for each table it sorts the
 // rotated keys and writes packed leaves left to right at 90% fill with the
 // internal levels above, with no WAL; log_newpage_range logs the finished relation.
+// The collection is bounded by maintenance_work_mem: when it fills, every
+// table's keys are sorted and spilled as a run (key_spill.hpp), and each
+// table is then written from the merge of its runs.
 #include "index.hpp"
 
 #include <algorithm>
@@ -18,41 +21,77 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+#include "key_spill.hpp"
+
 namespace {
 
-struct Collected {
-    uint64 fp;
-    ItemPointerData tid;
-};
-
 struct BuildState {
-    Collected *items;
+    sx::Layout layout;
+    int tables;
+    // One buffer of entries: rows (fingerprint, TID) from the front, rows
+    // whose fingerprint is NULL, (0, TID), from the back. It grows up to
+    // `budget` entries (maintenance_work_mem), then spills.
+    sx::EntryKey *buf;
     Size n;
-    Size cap;
-    sx::EntryKey *nulls;  // rows whose fingerprint is NULL: (0, TID)
     Size nnulls;
-    Size capnulls;
+    Size cap;
+    Size budget;
+    KeySpill *spill;  // null until the buffer first overflows
+    Size rows;        // rows with a fingerprint, spilled or not
+    Size null_rows;
 };
 
 constexpr double kBuildFill = 0.9;
+constexpr Size kFirstCapacity = 1024;
+
+sx::EntryKey *null_rows_of(BuildState *st) { return st->buf + st->cap - st->nnulls; }
+
+// Turns keys of table `from` (-1: plain fingerprints) into keys of table `to`
+// in place, so one buffer serves every table.
+void rekey(const sx::Layout &layout, sx::EntryKey *keys, Size n, int from, int to) {
+    for (Size i = 0; i < n; ++i) {
+        uint64 fp = from < 0 ? keys[i].key : sx::table_fingerprint(layout, from, keys[i].key);
+        keys[i].key = sx::table_key(layout, to, fp);
+    }
+}
+
+// Sorts the buffer once per table (and the NULL rows) into one run each.
+void spill_buffer(BuildState *st) {
+    if (st->spill == nullptr) st->spill = key_spill_create(st->tables + 1);
+    for (int t = 0; t < st->tables; ++t) {
+        rekey(st->layout, st->buf, st->n, t - 1, t);
+        std::sort(st->buf, st->buf + st->n, sx::key_less);
+        key_spill_add_run(st->spill, t, st->buf, st->n);
+    }
+    std::sort(null_rows_of(st), st->buf + st->cap, sx::key_less);
+    key_spill_add_run(st->spill, st->tables, null_rows_of(st), st->nnulls);
+    st->n = 0;
+    st->nnulls = 0;
+}
+
+// Room for one more entry: grow the buffer while the budget allows, else spill it.
+void make_room(BuildState *st) {
+    if (st->n + st->nnulls < st->cap) return;
+    if (st->cap < st->budget) {
+        Size cap = Min(st->cap * 2, st->budget);
+        st->buf = static_cast<sx::EntryKey *>(repalloc_huge(st->buf, cap * sizeof(sx::EntryKey)));
+        memmove(st->buf + cap - st->nnulls, st->buf + st->cap - st->nnulls, st->nnulls * sizeof(sx::EntryKey));
+        st->cap = cap;
+        return;
+    }
+    spill_buffer(st);
+}
 
 void collect(Relation, ItemPointer tid, Datum *values, bool *isnull, bool, void *arg) {
     BuildState *st = static_cast<BuildState *>(arg);
+    make_room(st);
     if (isnull[0]) {
-        if (st->nnulls == st->capnulls) {
-            st->capnulls *= 2;
-            st->nulls = static_cast<sx::EntryKey *>(repalloc_huge(st->nulls, st->capnulls * sizeof(sx::EntryKey)));
-        }
-        st->nulls[st->nnulls++] = entry_key(0, tid);
+        st->buf[st->cap - ++st->nnulls] = entry_key(0, tid);
+        ++st->null_rows;
         return;
     }
-    if (st->n == st->cap) {
-        st->cap *= 2;
-        st->items = static_cast<Collected *>(repalloc_huge(st->items, st->cap * sizeof(Collected)));
-    }
-    st->items[st->n].fp = DatumGetSimhash64(values[0]);
-    st->items[st->n].tid = *tid;
-    st->n++;
+    st->buf[st->n++] = entry_key(DatumGetSimhash64(values[0]), tid);
+    ++st->rows;
 }
 
 void fill_meta(Page page, const SimhashMeta &meta) {
@@ -60,6 +99,27 @@ void fill_meta(Page page, const SimhashMeta &meta) {
     memcpy(PageGetContents(page), &meta, sizeof(meta));
     ((PageHeader)page)->pd_lower = page_area_offset() + sizeof(meta);
 }
+
+// Where a table's keys come from, in order, one at a time: an array sorted in
+// memory or the merge of spilled runs.
+struct SortedKeys {
+    bool (*next)(void *arg, sx::EntryKey *key);
+    void *arg;
+};
+
+struct ArrayKeys {
+    const sx::EntryKey *at;
+    const sx::EntryKey *end;
+};
+
+bool next_in_array(void *arg, sx::EntryKey *key) {
+    ArrayKeys *a = static_cast<ArrayKeys *>(arg);
+    if (a->at == a->end) return false;
+    *key = *a->at++;
+    return true;
+}
+
+bool next_spilled(void *arg, sx::EntryKey *key) { return key_spill_next(static_cast<KeySpill *>(arg), key); }
 
 // Writes one internal level of table `table` from `n` children (low, child)
 // into consecutive new pages; `out` receives one (low, block) per page
@@ -150,12 +210,11 @@ Size min_entries_per_leaf() {
     return (static_cast<Size>(page_area_capacity() * kBuildFill) - sx::kPackedHeaderSize) / sx::kLeafEntrySize - 1;
 }
 
-// Sorts `keys` and writes them as one tree; returns its root.
-BlockNumber write_tree(Relation index, int table, sx::EntryKey *keys, Size nkeys, sx::InternalEntry *a,
-                       sx::InternalEntry *b) {
-    std::sort(keys, keys + nkeys, sx::key_less);
+// Writes the keys of `keys` as one tree; returns its root.
+BlockNumber write_tree(Relation index, int table, SortedKeys *keys, sx::InternalEntry *a, sx::InternalEntry *b) {
     LeafWriter leaves(index, table, a);
-    for (Size i = 0; i < nkeys; ++i) leaves.add(keys[i]);
+    sx::EntryKey e;
+    while (keys->next(keys->arg, &e)) leaves.add(e);
     Size n = leaves.finish();
     uint16 level = 0;
     while (n > 1) {
@@ -163,6 +222,25 @@ BlockNumber write_tree(Relation index, int table, sx::EntryKey *keys, Size nkeys
         std::swap(a, b);
     }
     return a[0].child;
+}
+
+// Sorts `n` keys in memory and writes them as one tree.
+BlockNumber write_sorted_array(Relation index, int table, sx::EntryKey *keys, Size n, sx::InternalEntry *a,
+                               sx::InternalEntry *b) {
+    std::sort(keys, keys + n, sx::key_less);
+    ArrayKeys array{keys, keys + n};
+    SortedKeys source{next_in_array, &array};
+    return write_tree(index, table, &source, a, b);
+}
+
+// Writes sort `sort` of the spill as one tree.
+BlockNumber write_spilled(Relation index, int table, KeySpill *spill, int sort, Size memory, sx::InternalEntry *a,
+                          sx::InternalEntry *b) {
+    key_spill_begin_read(spill, sort, memory);
+    SortedKeys source{next_spilled, spill};
+    BlockNumber root = write_tree(index, table, &source, a, b);
+    key_spill_end_read(spill);
+    return root;
 }
 
 }  // namespace
@@ -175,38 +253,52 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     meta.version = kSimhashIndexVersion;
     meta.max_distance = simhash_max_distance_option(index);
     meta.tables = meta.max_distance + 1;
-    sx::Layout layout = simhash_layout(meta);
 
     Buffer metabuf = simhash_new_buffer(index);  // block 0, filled in at the end
     fill_meta(BufferGetPage(metabuf), meta);
     MarkBufferDirty(metabuf);
     UnlockReleaseBuffer(metabuf);
 
-    BuildState st{static_cast<Collected *>(palloc(1024 * sizeof(Collected))), 0, 1024,
-                  static_cast<sx::EntryKey *>(palloc(64 * sizeof(sx::EntryKey))), 0, 64};
+    const Size memory = static_cast<Size>(maintenance_work_mem) * 1024;
+    BuildState st{};
+    st.layout = simhash_layout(meta);
+    st.tables = meta.tables;
+    st.budget = Max(memory / sizeof(sx::EntryKey), kFirstCapacity);
+    st.cap = kFirstCapacity;
+    st.buf = static_cast<sx::EntryKey *>(palloc(st.cap * sizeof(sx::EntryKey)));
     pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, kPhaseScanHeap);
     double heap_tuples = table_index_build_scan(heap, index, info, true, true, collect, &st, nullptr);
 
     const int params[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL, PROGRESS_CREATEIDX_TUPLES_DONE};
-    const int64 values[] = {kPhaseWriteTables, static_cast<int64>(st.n) * meta.tables, 0};
+    const int64 values[] = {kPhaseWriteTables, static_cast<int64>(st.rows) * meta.tables, 0};
     pgstat_progress_update_multi_param(3, params, values);
-    Size slots = Max(st.n, st.nnulls) + 1;
     // One (low, block) per page of a level: the leaf level has the most.
-    Size level_slots = slots / min_entries_per_leaf() + 2;
-    sx::EntryKey *keys = static_cast<sx::EntryKey *>(MemoryContextAllocHuge(CurrentMemoryContext, slots * sizeof(sx::EntryKey)));
+    Size level_slots = Max(st.rows, st.null_rows) / min_entries_per_leaf() + 2;
+    if (st.spill != nullptr) {
+        // The last load joins the runs, and its memory becomes read buffers.
+        spill_buffer(&st);
+        pfree(st.buf);
+        st.buf = nullptr;
+    }
     sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
     sx::InternalEntry *b = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
     for (int t = 0; t < meta.tables; ++t) {
-        for (Size i = 0; i < st.n; ++i) keys[i] = entry_key(sx::table_key(layout, t, st.items[i].fp), &st.items[i].tid);
-        meta.roots[t] = write_tree(index, t, keys, st.n, a, b);
-        pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, static_cast<int64>(st.n) * (t + 1));
+        if (st.spill == nullptr) {
+            rekey(st.layout, st.buf, st.n, t - 1, t);
+            meta.roots[t] = write_sorted_array(index, t, st.buf, st.n, a, b);
+        } else
+            meta.roots[t] = write_spilled(index, t, st.spill, t, memory, a, b);
+        pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, static_cast<int64>(st.rows) * (t + 1));
     }
-    meta.roots[meta.tables] = write_tree(index, meta.tables, st.nulls, st.nnulls, a, b);
-    pfree(keys);
+    if (st.spill == nullptr) {
+        meta.roots[meta.tables] = write_sorted_array(index, meta.tables, null_rows_of(&st), st.nnulls, a, b);
+        pfree(st.buf);
+    } else {
+        meta.roots[meta.tables] = write_spilled(index, meta.tables, st.spill, meta.tables, memory, a, b);
+        key_spill_close(st.spill);
+    }
     pfree(a);
     pfree(b);
-    pfree(st.items);
-    pfree(st.nulls);
 
     metabuf = ReadBuffer(index, kMetaBlock);
     LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -219,7 +311,7 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
 
     IndexBuildResult *result = static_cast<IndexBuildResult *>(palloc(sizeof(IndexBuildResult)));
     result->heap_tuples = heap_tuples;
-    result->index_tuples = static_cast<double>(st.n);
+    result->index_tuples = static_cast<double>(st.rows);
     return result;
 }
 

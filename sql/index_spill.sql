@@ -1,0 +1,56 @@
+-- A build larger than maintenance_work_mem: every table's keys are sorted in
+-- memory-sized runs, spilled to temp files and merged back. The index must
+-- answer exactly what a sequential scan answers, and pass its own check.
+SET client_min_messages = warning;
+SET max_parallel_maintenance_workers = 0;
+
+CREATE TABLE spill (id int, fp simhash64);
+-- Random rows, then families around 40 centers (equal table prefixes spread
+-- over several runs), then NULL rows: 127,000 entries of 16 bytes, 2 MB.
+INSERT INTO spill SELECT i, hashint8extended(i, 1)::simhash64 FROM generate_series(1, 100000) i;
+INSERT INTO spill SELECT 100000 + i, (hashint8extended(i % 40, 2) # (1::bigint << (i % 64)) # (1::bigint << (i % 7)))::simhash64
+    FROM generate_series(1, 20000) i;
+INSERT INTO spill SELECT 200000 + i, NULL FROM generate_series(1, 7000) i;
+
+SELECT temp_files AS temp_files_before FROM pg_stat_database WHERE datname = current_database() \gset
+SET maintenance_work_mem = '1MB';
+CREATE INDEX spill_fp ON spill USING simhash (fp);
+RESET maintenance_work_mem;
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_clear_snapshot();
+-- It did spill.
+SELECT temp_files > :temp_files_before AS spilled FROM pg_stat_database WHERE datname = current_database();
+ANALYZE spill;
+SELECT max_distance, tables, entries, dead_entries FROM simhash_index_info('spill_fp');
+SELECT simhash_index_check('spill_fp', true);
+
+-- Query points: random, family centers and members; radii 0..5 and ORDER BY.
+CREATE TABLE spill_q (qid int, q simhash64);
+INSERT INTO spill_q SELECT i, hashint8extended(i, 9)::simhash64 FROM generate_series(1, 4) i;
+INSERT INTO spill_q SELECT 10 + c, hashint8extended(c, 2)::simhash64 FROM generate_series(1, 4) c;
+INSERT INTO spill_q SELECT 20 + row_number() OVER (ORDER BY id), fp FROM spill WHERE id IN (7, 50000, 100001, 100077);
+
+CREATE TEMP TABLE expect AS SELECT q.qid, k.k, s.id FROM spill_q q, generate_series(0, 5) k(k), spill s
+    WHERE hamming_distance(s.fp, q.q) <= k.k;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM spill WHERE fp <@ simhash_ball('0000000000000000', 3);
+CREATE TEMP TABLE got AS SELECT q.qid, k.k, s.id FROM spill_q q, generate_series(0, 5) k(k), spill s
+    WHERE s.fp <@ simhash_ball(q.q, k.k);
+SELECT (SELECT count(*) FROM expect) AS matches,
+       (SELECT count(*) FROM (SELECT * FROM expect EXCEPT ALL SELECT * FROM got) x) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM expect) x) AS extra;
+-- Nearest neighbours: the distance sequence equals a sorted sequential scan's.
+SELECT q.qid, (SELECT array_agg(d) FROM (SELECT s.fp <-> q.q AS d FROM spill s ORDER BY s.fp <-> q.q LIMIT 30) x)
+    = (SELECT array_agg(hamming_distance(s.fp, q.q) ORDER BY hamming_distance(s.fp, q.q))
+       FROM (SELECT fp FROM spill WHERE fp IS NOT NULL ORDER BY hamming_distance(fp, q.q), id LIMIT 30) s) AS same
+FROM spill_q q ORDER BY q.qid;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- The same rows built in memory: as many entries, as many pages.
+CREATE INDEX spill_fp_mem ON spill USING simhash (fp);
+SELECT (SELECT entries FROM simhash_index_info('spill_fp')) = (SELECT entries FROM simhash_index_info('spill_fp_mem')) AS same_entries,
+       pg_relation_size('spill_fp') = pg_relation_size('spill_fp_mem') AS same_size;
+
+DROP TABLE spill, spill_q;
