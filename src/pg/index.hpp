@@ -3,8 +3,9 @@
 // One relation holds T B-link trees (one per rotated table, see
 // src/core/index_layout.hpp). Block 0 is the metapage, written once at build:
 // the layout and each table's root block (roots never move: a root split
-// moves the root's entries into two new pages). Leaves are unsorted arrays of
-// (table key, heap TID); internal pages are sorted (low bound, child) arrays.
+// moves the root's entries into two new pages). Leaves hold (table key, heap
+// TID) as a packed sorted segment plus an append tail (src/core/leaf_codec.hpp);
+// internal pages are sorted (low bound, child) arrays.
 // Every page carries its key range [low, high) and a right-link (Lehman-Yao).
 #pragma once
 
@@ -19,12 +20,14 @@ extern "C" {
 
 #include "index_layout.hpp"
 #include "index_page.hpp"
+#include "leaf_codec.hpp"
 #include "simhash64.hpp"
 
 namespace sx = simhash::index;
 
 constexpr uint32 kSimhashIndexMagic = 0x53484958;  // "SHIX"
-constexpr uint32 kSimhashIndexVersion = 1;
+// 2: packed leaves (leaf_codec.hpp); version 1 indexes need a REINDEX.
+constexpr uint32 kSimhashIndexVersion = 2;
 constexpr BlockNumber kMetaBlock = 0;
 constexpr int kDefaultMaxDistance = 3;
 
@@ -67,18 +70,38 @@ static inline SimhashPageOpaque *page_opaque(Page page) {
 }
 static inline uint8 *page_area(Page page) { return reinterpret_cast<uint8 *>(PageGetContents(page)); }
 static inline size_t page_area_offset() { return MAXALIGN(SizeOfPageHeaderData); }
-static inline size_t page_entry_size(Page page) {
-    return (page_opaque(page)->flags & kPageLeaf) ? sx::kLeafEntrySize : sx::kInternalEntrySize;
+// Bytes between the page header and the special space.
+static inline size_t page_area_capacity() {
+    return BLCKSZ - page_area_offset() - MAXALIGN(sizeof(SimhashPageOpaque));
 }
-static inline size_t page_count(Page page) {
-    return (((PageHeader)page)->pd_lower - page_area_offset()) / page_entry_size(page);
+// Reading a packed leaf entry loads 16 bytes: the special space after the
+// leaf's bytes keeps those loads inside the page.
+static_assert(MAXALIGN(sizeof(SimhashPageOpaque)) >= sx::kLeafReadSlack, "special space shorter than the read slack");
+
+static inline size_t internal_count(Page page) {
+    return (((PageHeader)page)->pd_lower - page_area_offset()) / sx::kInternalEntrySize;
 }
-static inline void page_set_count(Page page, size_t n) {
-    ((PageHeader)page)->pd_lower = page_area_offset() + n * page_entry_size(page);
+static inline void internal_set_count(Page page, size_t n) {
+    ((PageHeader)page)->pd_lower = page_area_offset() + n * sx::kInternalEntrySize;
 }
-static inline size_t page_capacity(size_t entry_size) {
-    return (BLCKSZ - page_area_offset() - MAXALIGN(sizeof(SimhashPageOpaque))) / entry_size;
+static inline size_t internal_capacity() { return page_area_capacity() / sx::kInternalEntrySize; }
+
+// A leaf's bytes: packed segment, then the append tail, ending at pd_lower.
+static inline size_t leaf_bytes(Page page) { return ((PageHeader)page)->pd_lower - page_area_offset(); }
+static inline void leaf_set_bytes(Page page, size_t bytes) {
+    ((PageHeader)page)->pd_lower = page_area_offset() + bytes;
 }
+static inline sx::Leaf page_leaf(Page page) { return sx::Leaf(page_area(page), leaf_bytes(page)); }
+// Most entries a leaf can hold (a full segment plus a full tail): bounds
+// position arrays.
+constexpr size_t kMaxLeafEntries = sx::kMaxPackedEntries + BLCKSZ / sx::kLeafEntrySize;
+// A leaf whose tail is full is repacked in place if everything then packs
+// into this fraction of the page, else split. Leaves grown by inserts split
+// near this fill, so it sets their average fill (about ln 2 of it); the 2%
+// margin still leaves room for ~11 appends before the next repack.
+constexpr double kRepackFill = 0.98;
+static inline size_t leaf_repack_limit() { return static_cast<size_t>(page_area_capacity() * kRepackFill); }
+
 static inline sx::EntryKey page_low(Page page) { return sx::leaf_get(page_opaque(page)->low, 0); }
 static inline sx::EntryKey page_high(Page page) { return sx::leaf_get(page_opaque(page)->high, 0); }
 // True when `key` lies right of this page's range: the page split, move right.

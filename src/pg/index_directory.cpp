@@ -68,7 +68,7 @@ bool read_level(Relation index, int table, BlockNumber blk, int level, uint32 bu
         Page page = BufferGetPage(buf);
         SimhashPageOpaque *op = page_opaque(page);
         if (!(op->flags & kPageInternal) || op->level != level || op->table != table) bad_page(index, table, blk);
-        size_t n = page_count(page);
+        size_t n = internal_count(page);
         if (out->n + n > budget) {
             UnlockReleaseBuffer(buf);
             return false;

@@ -151,22 +151,20 @@ bool prunable(const Pass &p, int radius, uint64 a, uint64 b) {
 }
 
 void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
-    const uint8 *area = page_area(page);
-    size_t n = page_count(page);
+    sx::Leaf leaf = page_leaf(page);
     if (p.table == p.layout->tables) {  // the NULL list
-        for (size_t i = 0; i < n; ++i) {
-            add_hit(st, sx::leaf_get(area, i), blk, 0, 0);
+        for (size_t i = 0; i < leaf.size(); ++i) {
+            add_hit(st, leaf.get(i), blk, 0, 0);
             st->hits[st->n - 1].null_fp = true;
         }
         return;
     }
     // The radius only shrinks while the leaf is read: filter with today's,
     // then check each of the (few) candidates against the current one.
-    uint16 near[BLCKSZ / sx::kLeafEntrySize];
-    size_t m = sx::leaf_near(area, n, p.qkey, current_radius(p, st), near);
+    uint16 near[kMaxLeafEntries];
+    size_t m = leaf.near(p.lo, p.hi, p.qkey, current_radius(p, st), near);
     for (size_t j = 0; j < m; ++j) {
-        sx::EntryKey e = sx::leaf_get(area, near[j]);
-        if (e.key < p.lo || e.key > p.hi) continue;
+        sx::EntryKey e = leaf.get(near[j]);
         if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
         uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
         bool inside = true;
@@ -234,7 +232,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
             // Children are sorted by low bound: a probe's narrow range starts
             // at the child holding (lo, 0, 0) and ends at the first child past hi.
             const uint8 *area = page_area(page);
-            size_t n = page_count(page);
+            size_t n = internal_count(page);
             size_t first_child = sx::internal_find(area, n, {p.lo, 0, 0});
             size_t end = first_child;
             while (end < n && sx::internal_get(area, end).low.key <= p.hi) end++;
@@ -469,14 +467,10 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
         Buffer buf = ReadBuffer(index, blk);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
-        const uint8 *area = page_area(page);
-        size_t n = page_count(page);
-        for (size_t i = 0; i < n; ++i) {
-            if (sx::compare_keys(sx::leaf_get(area, i), want) == 0) {
-                LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-                st->pinned = buf;
-                return true;
-            }
+        if (page_leaf(page).contains(want)) {
+            LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+            st->pinned = buf;
+            return true;
         }
         blk = beyond_high(page, want) ? page_opaque(page)->right : InvalidBlockNumber;
         UnlockReleaseBuffer(buf);
