@@ -109,7 +109,7 @@ END $$;
 
 CREATE INDEX docs_fp ON docs USING simhash (fp);
 VACUUM ANALYZE docs;
-SELECT max_distance, tables, prefix_bits, entries, dead_entries FROM simhash_index_info('docs_fp');
+SELECT max_distance, tables, blocks, prefix_bits, entries, dead_entries FROM simhash_index_info('docs_fp');
 SELECT simhash_index_check('docs_fp', true);
 SELECT * FROM compare_modes('docs', 12);
 SELECT * FROM compare_knn('docs', 25);
@@ -209,24 +209,64 @@ DROP TABLE grow;
 -- Other layouts: max_distance 6 and 32, on the same data.
 CREATE INDEX docs_fp6 ON docs USING simhash (fp) WITH (max_distance = 6);
 DROP INDEX docs_fp;
-SELECT max_distance, tables, prefix_bits FROM simhash_index_info('docs_fp6');
+SELECT max_distance, tables, blocks, prefix_bits FROM simhash_index_info('docs_fp6');
 SELECT simhash_index_check('docs_fp6', true);
 SELECT * FROM compare_modes('docs', 8) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
 SELECT * FROM compare_knn('docs', 25);
 CREATE INDEX docs_fp32 ON docs USING simhash (fp) WITH (max_distance = 32);
 DROP INDEX docs_fp6;
-SELECT max_distance, tables, prefix_bits FROM simhash_index_info('docs_fp32');
+SELECT max_distance, tables, blocks, prefix_bits FROM simhash_index_info('docs_fp32');
 SELECT simhash_index_check('docs_fp32', true);
 SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
 SELECT * FROM compare_knn('docs', 10);
 DROP INDEX docs_fp32;
 
+-- Layouts asked for by reloptions (the default picks them from the table's
+-- size, unit-tested): at K = 3 the C(5, 3) = 10 tables of 25-bit prefixes and
+-- the C(6, 3) = 20 tables of 31 bits; at K = 2 the C(5, 2) = 10 tables of 38
+-- bits. Exact at every k in 0..K + 2 through every scan kind, also for rows
+-- inserted after the build.
+CREATE INDEX docs_fp10 ON docs USING simhash (fp) WITH (tables = 10);
+SELECT max_distance, tables, blocks, prefix_bits FROM simhash_index_info('docs_fp10');
+SELECT simhash_index_check('docs_fp10', true);
+SELECT * FROM compare_modes('docs', 5);
+SELECT * FROM compare_knn('docs', 25);
+SELECT max(id) AS before_insert FROM docs \gset
+INSERT INTO docs (fp) SELECT flip(q, i, 1 + i % 4) FROM queries, generate_series(1, 10) i;
+SELECT simhash_index_check('docs_fp10', true);
+SELECT * FROM compare_modes('docs', 5) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+CREATE INDEX docs_fp20 ON docs USING simhash (fp) WITH (max_distance = 3, blocks = 6);
+DROP INDEX docs_fp10;
+SELECT max_distance, tables, blocks, prefix_bits FROM simhash_index_info('docs_fp20');
+SELECT simhash_index_check('docs_fp20', true);
+SELECT * FROM compare_modes('docs', 5) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+SELECT * FROM compare_knn('docs', 25);
+CREATE INDEX docs_fp2 ON docs USING simhash (fp) WITH (max_distance = 2, blocks = 5, tables = 10);
+DROP INDEX docs_fp20;
+SELECT max_distance, tables, blocks, prefix_bits FROM simhash_index_info('docs_fp2');
+SELECT simhash_index_check('docs_fp2', true);
+SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+DROP INDEX docs_fp2;
+DELETE FROM docs WHERE id > :before_insert;
+VACUUM docs;
+
 -- Reloptions out of range fail at CREATE INDEX.
 \set VERBOSITY sqlstate
 CREATE INDEX ON docs USING simhash (fp) WITH (max_distance = 33);
 CREATE INDEX ON docs USING simhash (fp) WITH (max_distance = -1);
-CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 4);
+CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 34);
+CREATE INDEX ON docs USING simhash (fp) WITH (tables = 65);
+CREATE INDEX ON docs USING simhash (fp) WITH (width = 4);
+CREATE INDEX ON docs USING simhash (fp) WITH (tables = 7);
 \set VERBOSITY default
+-- Layouts that cannot be: each error names the option.
+CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 3);
+CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 9);
+CREATE INDEX ON docs USING simhash (fp) WITH (tables = 7);
+CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 5, tables = 4);
+CREATE INDEX docs_fp_bad ON docs USING simhash (fp);
+ALTER INDEX docs_fp_bad SET (tables = 5);
+DROP INDEX docs_fp_bad;
 SELECT simhash_index_check('docs_pkey');
 
 -- CREATE INDEX CONCURRENTLY, TRUNCATE, then refill.
@@ -253,9 +293,14 @@ SELECT simhash_index_check('legacy_fp', true);
 -- UNLOGGED tables (the init fork from ambuildempty) and partitioned tables.
 CREATE UNLOGGED TABLE scratch (fp simhash64);
 CREATE INDEX scratch_fp ON scratch USING simhash (fp);
+CREATE INDEX scratch_fp10 ON scratch USING simhash (fp) WITH (tables = 10);
 INSERT INTO scratch SELECT fp_of(i, 1) FROM generate_series(1, 2000) i;
 SELECT simhash_index_check('scratch_fp', true);
+SELECT simhash_index_check('scratch_fp10', true);
+SELECT tables, blocks, prefix_bits FROM simhash_index_info('scratch_fp10');
 SET enable_seqscan = off;
+SELECT count(*) FROM scratch WHERE fp <@ simhash_ball(fp_of(5, 1), 3);
+DROP INDEX scratch_fp;
 SELECT count(*) FROM scratch WHERE fp <@ simhash_ball(fp_of(5, 1), 3);
 RESET enable_seqscan;
 CREATE TABLE parts (id int, fp simhash64) PARTITION BY RANGE (id);

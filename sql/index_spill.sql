@@ -53,4 +53,20 @@ CREATE INDEX spill_fp_mem ON spill USING simhash (fp);
 SELECT (SELECT entries FROM simhash_index_info('spill_fp')) = (SELECT entries FROM simhash_index_info('spill_fp_mem')) AS same_entries,
        pg_relation_size('spill_fp') = pg_relation_size('spill_fp_mem') AS same_size;
 
+-- A spilled build of another layout (10 tables: the C(5, 3) block sets) is as exact.
+DROP INDEX spill_fp, spill_fp_mem;
+SET maintenance_work_mem = '1MB';
+CREATE INDEX spill_fp10 ON spill USING simhash (fp) WITH (tables = 10);
+RESET maintenance_work_mem;
+SELECT tables, blocks, prefix_bits, entries FROM simhash_index_info('spill_fp10');
+SELECT simhash_index_check('spill_fp10', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+CREATE TEMP TABLE got10 AS SELECT q.qid, k.k, s.id FROM spill_q q, generate_series(0, 5) k(k), spill s
+    WHERE s.fp <@ simhash_ball(q.q, k.k);
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT (SELECT count(*) FROM (SELECT * FROM expect EXCEPT ALL SELECT * FROM got10) x) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM got10 EXCEPT ALL SELECT * FROM expect) x) AS extra;
+
 DROP TABLE spill, spill_q;

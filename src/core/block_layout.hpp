@@ -1,11 +1,23 @@
-// How the batch all-pairs search of Manku, Jain and Das Sarma (WWW 2007)
-// splits a fingerprint: 64 bits in B contiguous blocks; one table per choice of
-// B - k blocks, whose bits form the table's prefix. Two fingerprints within k
-// bits differ in at most k blocks, so they agree on at least B - k blocks and
-// therefore share the prefix of at least one table (pigeonhole).
+// Pigeonhole block layouts (Manku, Jain & Das Sarma, WWW 2007), the one
+// splitter behind the index's tables, the guard's lock buckets and the
+// all-pairs search of deduplication.
 //
-// B = k is the degenerate layout: one table with an empty prefix, i.e. every
-// pair is a candidate (brute force), which is the cheapest for tiny inputs.
+// The 64 bits are split into B contiguous blocks, block 0 the most
+// significant; widths differ by at most one bit, the last 64 mod B blocks (the
+// least significant) being the wider ones. Two fingerprints within k bits
+// differ in at most k blocks, so they agree exactly on at least B - k.
+//
+// A layout for radius K over B >= K blocks has C(B, K) tables. Each table is
+// an order of the B blocks, and its key is the fingerprint with the blocks
+// moved into that order: a bijection on bits, so distances are kept and every
+// key holds the whole fingerprint.
+//   - B = K + 1: table t is the rotation starting at block t, so for k < K
+//     the equal blocks, read as a cycle, give longer equal prefixes;
+//   - otherwise table t is the t-th set of B - K blocks (lexicographic), in
+//     block order, then the other blocks in block order (B = K: one table
+//     with an empty prefix, i.e. every pair is a candidate).
+// Any pair within k <= K has, in some table, its first guaranteed_blocks(K,
+// B, k) blocks equal.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -13,31 +25,76 @@
 
 namespace simhash {
 
-// Most tables a layout may have: C(B, k) grows fast and every table costs a sort.
-constexpr std::size_t kMaxLayoutTables = 4096;
+constexpr int kMaxBlocks = 64;
 
+struct BlockSplit {
+    int blocks;
+    std::uint8_t shift[kMaxBlocks];  // of each block's least significant bit
+    std::uint8_t width[kMaxBlocks];
+};
+
+// 1 <= blocks <= kMaxBlocks (the callers check).
+BlockSplit split_blocks(int blocks) noexcept;
+
+inline std::uint64_t low_bits(int width) noexcept {
+    return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+}
+inline std::uint64_t block_value(const BlockSplit &s, int b, std::uint64_t fp) noexcept {
+    return (fp >> s.shift[b]) & low_bits(s.width[b]);
+}
+
+// The key of a table whose blocks come in `order` (s.blocks entries), and back.
+std::uint64_t permute_blocks(const BlockSplit &s, const std::uint8_t *order, std::uint64_t fp) noexcept;
+std::uint64_t unpermute_blocks(const BlockSplit &s, const std::uint8_t *order, std::uint64_t key) noexcept;
+
+// Bits of the first m blocks of `order`.
+int order_prefix_bits(const BlockSplit &s, const std::uint8_t *order, int m) noexcept;
+
+// C(n, r), saturating at SIZE_MAX.
+std::size_t binomial(int n, int r) noexcept;
+
+// Tables of the layout for radius k over `blocks` blocks: C(blocks, k), 0
+// unless 0 <= k <= blocks <= kMaxBlocks.
+std::size_t layout_tables(int k, int blocks) noexcept;
+
+// Writes the orders of every table, `blocks` bytes each, table after table.
+void layout_orders(int k, int blocks, std::uint8_t *orders) noexcept;
+
+// Leading blocks of its key equal, in some table of the layout (k_layout,
+// blocks), for every pair within k: all of them at k = 0; for rotations the
+// longest run of equal blocks on the cycle, ceil((B - k) / k); otherwise the
+// B - K of the prefix set. 0 when k > k_layout (no guarantee).
+int guaranteed_blocks(int k_layout, int blocks, int k) noexcept;
+
+// The layout of the all-pairs search: one sort per table, pairs reported by
+// exactly one table.
 class BlockLayout {
 public:
-    // 1 <= k <= 64, k <= blocks <= 64 and C(blocks, k) <= kMaxLayoutTables;
+    // Most tables a layout may have: C(B, k) grows fast and every table costs a sort.
+    static constexpr std::size_t kMaxTables = 4096;
+
+    // 1 <= k <= 64, k <= blocks <= 64 and C(blocks, k) <= kMaxTables;
     // throws Error(invalid_argument) otherwise.
     BlockLayout(int k, int blocks);
 
     int k() const noexcept { return k_; }
-    int blocks() const noexcept { return blocks_; }
-    std::size_t tables() const noexcept { return tables_.size(); }
-    // Bits in table t's prefix (0 for the brute-force layout).
+    int blocks() const noexcept { return split_.blocks; }
+    std::size_t tables() const noexcept { return prefix_set_.size(); }
+    // Bits in table t's prefix at radius k (0 for the brute-force layout).
     int prefix_bits(std::size_t t) const noexcept { return prefix_bits_[t]; }
 
-    // Bijective bit permutation for table t: its prefix blocks move to the top,
-    // in block order, then the other blocks. Distances are unchanged by it.
-    std::uint64_t permute(std::size_t t, std::uint64_t fp) const noexcept;
-    // The inverse of permute(t, .).
-    std::uint64_t unpermute(std::size_t t, std::uint64_t permuted) const noexcept;
+    std::uint64_t permute(std::size_t t, std::uint64_t fp) const noexcept {
+        return permute_blocks(split_, &orders_[t * static_cast<std::size_t>(split_.blocks)], fp);
+    }
+    std::uint64_t unpermute(std::size_t t, std::uint64_t key) const noexcept {
+        return unpermute_blocks(split_, &orders_[t * static_cast<std::size_t>(split_.blocks)], key);
+    }
 
     // The one table that reports a pair whose fingerprints differ by x (with
-    // popcount(x) <= k): the table made of the B - k lowest-numbered blocks in
-    // which x is zero. Every pair is found in that table, so reporting it only
-    // there reports it exactly once, with no set of pairs already seen.
+    // popcount(x) <= k): the table whose prefix is the B - k lowest-numbered
+    // blocks in which x is zero. Every pair is found in that table, so
+    // reporting it only there reports it exactly once, with no set of pairs
+    // already seen.
     bool reports_pair(std::size_t t, std::uint64_t x) const noexcept;
 
     // The layout with the least estimated work for the m distinct fingerprints
@@ -54,15 +111,80 @@ public:
 
 private:
     int k_;
-    int blocks_;
-    std::uint64_t block_mask_[64];
-    int block_shift_[64];
-    int block_width_[64];
-    std::vector<std::uint64_t> tables_;  // each a bit set of block numbers
+    BlockSplit split_;
+    std::vector<std::uint8_t> orders_;     // tables x blocks
+    std::vector<std::uint64_t> prefix_set_;  // each a bit set of block numbers
     std::vector<int> prefix_bits_;
 };
 
-// C(n, r), saturating at SIZE_MAX.
-std::size_t binomial(int n, int r) noexcept;
+namespace index {
 
+// The index's layouts: radius K <= 32 and at most kMaxTables tables, so that
+// the metapage can hold every table's order.
+constexpr int kMaxIndexDistance = 32;
+constexpr int kMaxIndexBlocks = kMaxIndexDistance + 1;
+constexpr int kMaxTables = 64;
+
+struct Layout {
+    int max_distance;
+    int blocks;
+    int tables;
+    std::uint8_t order[kMaxTables][kMaxIndexBlocks];
+    std::uint8_t guaranteed[kMaxIndexDistance + 1];  // guaranteed_blocks per radius
+    BlockSplit split;
+};
+
+// Tables of the index layout (K, blocks); 0 when the index cannot have it
+// (blocks outside K + 1..kMaxIndexBlocks, or more than kMaxTables tables).
+int index_layout_tables(int max_distance, int blocks) noexcept;
+
+// The layout (K, blocks); index_layout_tables(K, blocks) must be > 0.
+Layout make_layout(int max_distance, int blocks) noexcept;
+
+// The layout as a metapage stored it; false when the parts cannot be one.
+bool stored_layout(int max_distance, int blocks, int tables, const std::uint8_t (*order)[kMaxIndexBlocks],
+                   const std::uint8_t *guaranteed, Layout *out) noexcept;
+
+// The blocks of the layout for K with `tables` tables; 0 when there is none.
+int blocks_for_tables(int max_distance, int tables) noexcept;
+
+// The default layout for K on a table of `rows` rows: the fewest tables (the
+// index's size is proportional to them) whose expected random prefix matches
+// per table and probe, rows / 2^prefix_bits, stay within kCollisionsPerTable
+// (about one leaf); among layouts of at most kDefaultMaxTables tables, and if
+// none qualifies the one with the fewest random matches per probe.
+constexpr double kCollisionsPerTable = 500;
+constexpr int kDefaultMaxTables = 16;
+int default_blocks(int max_distance, double rows) noexcept;
+
+inline std::uint64_t table_key(const Layout &l, int t, std::uint64_t fp) noexcept {
+    return permute_blocks(l.split, l.order[t], fp);
+}
+inline std::uint64_t table_fingerprint(const Layout &l, int t, std::uint64_t key) noexcept {
+    return unpermute_blocks(l.split, l.order[t], key);
+}
+
+// Bits of table t's key that a query at radius k may fix: some table's are
+// equal for every pair within k. 0 when k > max_distance.
+int prefix_bits(const Layout &l, int t, int k) noexcept;
+// The shortest of them over the tables.
+int min_prefix_bits(const Layout &l, int k) noexcept;
+
+// The inclusive range of keys sharing the first `bits` bits of `key`.
+struct KeyRange {
+    std::uint64_t lo;
+    std::uint64_t hi;
+};
+inline KeyRange prefix_range(std::uint64_t key, int bits) noexcept {
+    if (bits <= 0) return {0, ~std::uint64_t{0}};
+    if (bits >= 64) return {key, key};
+    std::uint64_t low_mask = ~std::uint64_t{0} >> bits;
+    return {key & ~low_mask, key | low_mask};
+}
+
+// Expected fraction of one table a probe at radius k reads, summed over all
+// tables: above 1 a sweep of one table is cheaper than the probes.
+double probe_fraction(const Layout &l, int k) noexcept;
+
+}  // namespace index
 }  // namespace simhash

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "block_layout.hpp"
 #include "error.hpp"
-#include "hamming.hpp"
 
 namespace simhash {
 
@@ -29,27 +29,18 @@ void check_distance(int max_distance) {
 
 }  // namespace
 
-GuardBlock guard_block(int max_distance, int index) {
-    check_distance(max_distance);
-    const int blocks = max_distance + 1;
-    if (index < 0 || index >= blocks)
-        throw Error(Error::Kind::invalid_argument, "block index " + std::to_string(index) + " is out of range");
-    const int base = kBits / blocks;
-    const int wide = kBits % blocks;
-    const int begin = index * base + std::min(index, wide);
-    return GuardBlock{begin, base + (index < wide ? 1 : 0)};
-}
-
 std::vector<GuardLockKey> guard_lock_keys(std::uint32_t space, int column, std::uint64_t fp, int max_distance) {
     check_distance(max_distance);
     std::vector<GuardLockKey> keys;
     keys.reserve(static_cast<std::size_t>(max_distance) + 1);
-    for (int i = 0; i <= max_distance; ++i) {
-        const GuardBlock b = guard_block(max_distance, i);
-        const std::uint64_t mask = b.width == kBits ? ~0ULL : ((1ULL << b.width) - 1);
-        const std::uint64_t value = (fp >> b.begin) & mask;
+    const BlockSplit split = split_blocks(max_distance + 1);
+    for (int b = 0; b <= max_distance; ++b) {
+        const std::uint64_t value = block_value(split, b, fp);
         // The position and the radius are part of the bucket: equal values at
-        // different positions are unrelated.
+        // different positions are unrelated. Positions count from the least
+        // significant block, as they always have: backends still running an
+        // older build of the library compute the same buckets.
+        const int i = max_distance - b;
         std::uint64_t h = mix(value);
         h = mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(column)) << 16) ^
                 (static_cast<std::uint64_t>(i) << 8) ^ static_cast<std::uint64_t>(max_distance));

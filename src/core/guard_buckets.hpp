@@ -2,8 +2,8 @@
 //
 // Two fingerprints within k bits of each other agree exactly on at least one
 // of k + 1 disjoint blocks (pigeonhole: k differing bits touch at most k
-// blocks). The guard locks one bucket per block of each row it writes, so two
-// writers of near-duplicates always contend for a common bucket, while rows
+// blocks; the split is block_layout.hpp's). The guard locks one bucket per
+// block of each row it writes, so two writers of near-duplicates always contend for a common bucket, while rows
 // sharing no block never wait for each other.
 #pragma once
 #include <cstdint>
@@ -23,14 +23,6 @@ struct GuardLockKey {
         return space != o.space ? space < o.space : bucket < o.bucket;
     }
 };
-
-// Block `i` of k + 1 blocks covering bits [begin, begin + width) of a
-// fingerprint; the first 64 mod (k + 1) blocks are one bit wider.
-struct GuardBlock {
-    int begin;
-    int width;
-};
-GuardBlock guard_block(int max_distance, int index);
 
 // The lock keys of fingerprint `fp` in column `column` of table `space`, for a
 // guard of `max_distance` (0..32; Error(invalid_argument) otherwise): sorted

@@ -1,7 +1,7 @@
 // Entry codecs of the index pages, over plain byte areas (the glue passes the
-// area between the page header and pd_lower). Leaves are unsorted buckets of
-// a key range, so an insert is an append; internal pages are sorted by the
-// low bound of each child. Keys are composite (table key, heap TID) so that
+// area between the page header and pd_lower). Internal pages are sorted by
+// the low bound of each child; leaves (leaf_codec.hpp) pack most entries and
+// keep the plain 14-byte form below for their append tail. Keys are composite (table key, heap TID) so that
 // every entry of a table is unique and any run of equal fingerprints can split.
 #pragma once
 #include <cstddef>
@@ -60,35 +60,6 @@ inline void internal_put(std::uint8_t *area, std::size_t i, const InternalEntry 
     std::memcpy(p + kLeafEntrySize, &e.child, 4);
 }
 
-// Removes the entries for which dead(entry) holds, moving the last entry
-// into each hole (leaves are unsorted); returns the new count.
-template <typename Pred>
-std::size_t leaf_remove_if(std::uint8_t *area, std::size_t n, Pred dead) {
-    std::size_t i = 0;
-    while (i < n) {
-        if (dead(leaf_get(area, i))) {
-            --n;
-            if (i != n) std::memmove(area + i * kLeafEntrySize, area + n * kLeafEntrySize, kLeafEntrySize);
-        } else {
-            ++i;
-        }
-    }
-    return n;
-}
-
-// Writes to `out` (room for n) the positions of the entries whose key is
-// within `radius` bits of `qkey`; returns how many. The inner loop of every
-// scan: a leaf sweep for ORDER BY reads every entry of a table through it.
-std::size_t leaf_near(const std::uint8_t *area, std::size_t n, std::uint64_t qkey, int radius,
-                      std::uint16_t *out) noexcept;
-
-// Splits the n entries of a full leaf around their median: `scratch` (room
-// for n entries) receives them sorted; the lower half is written back to
-// `left`, the upper half to `right`. Returns the separator (the first key of
-// the right half): left keys < separator <= right keys.
-EntryKey leaf_split(std::uint8_t *left, std::size_t n, std::uint8_t *right, EntryKey *scratch,
-                    std::size_t *n_left, std::size_t *n_right) noexcept;
-
 // The child whose range holds `key`: the last entry whose low bound <= key
 // (entry 0 when key is below every bound, which a correct descent never asks).
 std::size_t internal_find(const std::uint8_t *area, std::size_t n, const EntryKey &key) noexcept;
@@ -101,10 +72,8 @@ void internal_insert(std::uint8_t *area, std::size_t n, std::size_t pos, const I
 EntryKey internal_split(std::uint8_t *left, std::size_t n, std::uint8_t *right, std::size_t *n_left,
                         std::size_t *n_right) noexcept;
 
-// Structural checks used by simhash_index_check; they return false on the
-// first violation and say which entry in *bad.
-bool leaf_keys_within(const std::uint8_t *area, std::size_t n, const EntryKey &low, bool has_high,
-                      const EntryKey &high, std::size_t *bad) noexcept;
+// Structural check used by simhash_index_check: false on the first
+// violation, which *bad names.
 bool internal_sorted_within(const std::uint8_t *area, std::size_t n, const EntryKey &low, bool has_high,
                             const EntryKey &high, std::size_t *bad) noexcept;
 

@@ -1,10 +1,12 @@
 // The simhash index access method: shared page layout and tree operations.
 //
-// One relation holds T B-link trees (one per rotated table, see
-// src/core/index_layout.hpp). Block 0 is the metapage, written once at build:
-// the layout and each table's root block (roots never move: a root split
-// moves the root's entries into two new pages). Leaves are unsorted arrays of
-// (table key, heap TID); internal pages are sorted (low bound, child) arrays.
+// One relation holds T B-link trees (one per table of the block layout, see
+// src/core/block_layout.hpp). Block 0 is the metapage, written once at build:
+// the layout (blocks, each table's block order and the guaranteed prefix
+// blocks per radius) and each table's root block (roots never move: a root split
+// moves the root's entries into two new pages). Leaves hold (table key, heap
+// TID) as a packed sorted segment plus an append tail (src/core/leaf_codec.hpp);
+// internal pages are sorted (low bound, child) arrays.
 // Every page carries its key range [low, high) and a right-link (Lehman-Yao).
 #pragma once
 
@@ -17,14 +19,17 @@ extern "C" {
 #include "utils/rel.h"
 }
 
-#include "index_layout.hpp"
+#include "block_layout.hpp"
 #include "index_page.hpp"
+#include "leaf_codec.hpp"
 #include "simhash64.hpp"
 
 namespace sx = simhash::index;
 
 constexpr uint32 kSimhashIndexMagic = 0x53484958;  // "SHIX"
-constexpr uint32 kSimhashIndexVersion = 1;
+// 3: a block layout of any permutations (2 was packed leaves, 1 the first
+// format): older indexes need a REINDEX.
+constexpr uint32 kSimhashIndexVersion = 3;
 constexpr BlockNumber kMetaBlock = 0;
 constexpr int kDefaultMaxDistance = 3;
 
@@ -55,11 +60,16 @@ struct SimhashMeta {
     // roots[tables] is the NULL list: a tree of (0, TID) for rows whose
     // fingerprint is NULL, so that scans without a qualifier return them.
     BlockNumber roots[sx::kMaxTables + 1];
+    int32 blocks;
+    uint8 order[sx::kMaxTables][sx::kMaxIndexBlocks];  // each table's block order
+    uint8 guaranteed[sx::kMaxIndexDistance + 1];        // prefix blocks per radius
 };
 
 struct SimhashOptions {
     int32 vl_len_;
     int max_distance;
+    int blocks;  // 0: chosen at build from the table's size
+    int tables;  // 0: likewise
 };
 
 static inline SimhashPageOpaque *page_opaque(Page page) {
@@ -67,18 +77,38 @@ static inline SimhashPageOpaque *page_opaque(Page page) {
 }
 static inline uint8 *page_area(Page page) { return reinterpret_cast<uint8 *>(PageGetContents(page)); }
 static inline size_t page_area_offset() { return MAXALIGN(SizeOfPageHeaderData); }
-static inline size_t page_entry_size(Page page) {
-    return (page_opaque(page)->flags & kPageLeaf) ? sx::kLeafEntrySize : sx::kInternalEntrySize;
+// Bytes between the page header and the special space.
+static inline size_t page_area_capacity() {
+    return BLCKSZ - page_area_offset() - MAXALIGN(sizeof(SimhashPageOpaque));
 }
-static inline size_t page_count(Page page) {
-    return (((PageHeader)page)->pd_lower - page_area_offset()) / page_entry_size(page);
+// Reading a packed leaf entry loads 16 bytes: the special space after the
+// leaf's bytes keeps those loads inside the page.
+static_assert(MAXALIGN(sizeof(SimhashPageOpaque)) >= sx::kLeafReadSlack, "special space shorter than the read slack");
+
+static inline size_t internal_count(Page page) {
+    return (((PageHeader)page)->pd_lower - page_area_offset()) / sx::kInternalEntrySize;
 }
-static inline void page_set_count(Page page, size_t n) {
-    ((PageHeader)page)->pd_lower = page_area_offset() + n * page_entry_size(page);
+static inline void internal_set_count(Page page, size_t n) {
+    ((PageHeader)page)->pd_lower = page_area_offset() + n * sx::kInternalEntrySize;
 }
-static inline size_t page_capacity(size_t entry_size) {
-    return (BLCKSZ - page_area_offset() - MAXALIGN(sizeof(SimhashPageOpaque))) / entry_size;
+static inline size_t internal_capacity() { return page_area_capacity() / sx::kInternalEntrySize; }
+
+// A leaf's bytes: packed segment, then the append tail, ending at pd_lower.
+static inline size_t leaf_bytes(Page page) { return ((PageHeader)page)->pd_lower - page_area_offset(); }
+static inline void leaf_set_bytes(Page page, size_t bytes) {
+    ((PageHeader)page)->pd_lower = page_area_offset() + bytes;
 }
+static inline sx::Leaf page_leaf(Page page) { return sx::Leaf(page_area(page), leaf_bytes(page)); }
+// Most entries a leaf can hold (a full segment plus a full tail): bounds
+// position arrays.
+constexpr size_t kMaxLeafEntries = sx::kMaxPackedEntries + BLCKSZ / sx::kLeafEntrySize;
+// A leaf whose tail is full is repacked in place if everything then packs
+// into this fraction of the page, else split. Leaves grown by inserts split
+// near this fill, so it sets their average fill (about ln 2 of it); the 2%
+// margin still leaves room for ~11 appends before the next repack.
+constexpr double kRepackFill = 0.98;
+static inline size_t leaf_repack_limit() { return static_cast<size_t>(page_area_capacity() * kRepackFill); }
+
 static inline sx::EntryKey page_low(Page page) { return sx::leaf_get(page_opaque(page)->low, 0); }
 static inline sx::EntryKey page_high(Page page) { return sx::leaf_get(page_opaque(page)->high, 0); }
 // True when `key` lies right of this page's range: the page split, move right.
@@ -93,15 +123,49 @@ static inline void entry_tid(const sx::EntryKey &e, ItemPointer tid) {
     ItemPointerSet(tid, e.block, e.offset);
 }
 
+// rd_amcache: the metapage (read once: it never changes) and the directory,
+// a copy of one upper level of each table's tree (index_directory.cpp).
+struct SimhashDirEntry {
+    sx::EntryKey low;   // the child's low bound
+    BlockNumber child;
+};
+struct SimhashCache {
+    SimhashMeta meta;
+    bool loaded;   // the directory was read (else the metapage only)
+    uint32 hops;   // right-links scans followed from directory children since
+    uint32 start[sx::kMaxTables + 1];  // table t's entries: [start[t], start[t + 1])
+    int16 child_level[sx::kMaxTables]; // level of the pages they point to; -1: none
+    // the entries follow
+};
+static inline SimhashDirEntry *simhash_cache_entries(SimhashCache *cache) {
+    return reinterpret_cast<SimhashDirEntry *>(cache + 1);
+}
+struct SimhashDirectory {
+    const SimhashDirEntry *entries;  // sorted by low
+    uint32 n;                        // 0: none, descend from the root
+    int child_level;
+};
+
+// index_directory.cpp
+// The cache with a directory, read now if there is none or it went stale.
+// Valid until the next call (it may be replaced) or a relcache invalidation.
+SimhashCache *simhash_cache(Relation index);
+SimhashDirectory simhash_directory(const SimhashCache *cache, int table);
+// The entry whose child's range holds `key` (entry 0 if key is below all).
+size_t simhash_directory_find(const SimhashDirectory &dir, const sx::EntryKey &key);
+
 // index_pages.cpp
 void simhash_init_page(Page page, uint16 flags, uint16 level, uint16 table);
 SimhashMeta simhash_read_meta(Relation index);
 sx::Layout simhash_layout(const SimhashMeta &meta);
+void simhash_meta_set_layout(SimhashMeta *meta, const sx::Layout &layout);
 Buffer simhash_new_buffer(Relation index);
 void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key);
 // Pins and share-locks the leaf whose range holds `key` (moving right as needed).
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
 int simhash_max_distance_option(Relation index);
+// The layout's blocks from the reloptions, or for `rows` rows by the default rule.
+int simhash_blocks_option(Relation index, double rows);
 
 // index_append_wal.cpp: appends `key` to exclusively locked leaf `buf` (which has room), WAL-logged.
 void simhash_leaf_append(Relation index, Buffer buf, const sx::EntryKey &key);

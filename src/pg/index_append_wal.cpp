@@ -37,17 +37,17 @@ size_t put_fragment(char *out, Page page, size_t offset, size_t length) {
 
 }  // namespace
 
-// `buf` is exclusively locked, a leaf with room for one more entry.
+// `buf` is exclusively locked, a leaf with room for one more tail entry.
 void simhash_leaf_append(Relation index, Buffer buf, const sx::EntryKey &key) {
     Page page = BufferGetPage(buf);
-    size_t n = page_count(page);
+    size_t bytes = leaf_bytes(page);
     size_t at = ((PageHeader)page)->pd_lower;
     char delta[2 * sizeof(Fragment) + sizeof(LocationIndex) + sx::kLeafEntrySize];
     size_t len = 0;
 
     START_CRIT_SECTION();
-    sx::leaf_put(page_area(page), n, key);
-    page_set_count(page, n + 1);
+    sx::leaf_put(page_area(page) + bytes, 0, key);  // the tail: after the packed segment
+    leaf_set_bytes(page, bytes + sx::kLeafEntrySize);
     MarkBufferDirty(buf);
     if (RelationNeedsWAL(index)) {
         len += put_fragment(delta + len, page, offsetof(PageHeaderData, pd_lower), sizeof(LocationIndex));

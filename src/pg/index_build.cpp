@@ -1,8 +1,9 @@
 // Bulk build and the empty (init fork) build of the simhash index.
 //
-// The build collects (fingerprint, TID) once; for each table it sorts the
-// rotated keys and writes leaves left to right at 90% fill with the internal
-// levels above, with no WAL; log_newpage_range logs the finished relation.
+// The build chooses the layout from the table's size and collects (fingerprint,
+// TID) once; for each table it sorts the permuted keys and writes packed leaves
+// left to right at 90% fill with the internal levels above, with no WAL;
+// log_newpage_range logs the finished relation.
 // The collection is bounded by maintenance_work_mem: when it fills, every
 // table's keys are sorted and spilled as a run (key_spill.hpp), and each
 // table is then written from the merge of its runs.
@@ -15,6 +16,7 @@ extern "C" {
 #include "access/xloginsert.h"
 #include "catalog/index.h"
 #include "commands/progress.h"
+#include "optimizer/plancat.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/smgr.h"
@@ -126,7 +128,7 @@ bool next_spilled(void *arg, sx::EntryKey *key) { return key_spill_next(static_c
 // written; returns how many.
 Size write_level(Relation index, int table, uint16 level, const sx::InternalEntry *children, Size n,
                  sx::InternalEntry *out) {
-    Size per = static_cast<Size>(page_capacity(sx::kInternalEntrySize) * kBuildFill);
+    Size per = static_cast<Size>(internal_capacity() * kBuildFill);
     Size pages = (n + per - 1) / per;
     for (Size p = 0; p < pages; ++p) {
         CHECK_FOR_INTERRUPTS();
@@ -135,7 +137,7 @@ Size write_level(Relation index, int table, uint16 level, const sx::InternalEntr
         Page page = BufferGetPage(buf);
         simhash_init_page(page, kPageInternal, level, static_cast<uint16>(table));
         for (Size i = from; i < to; ++i) sx::internal_put(page_area(page), i - from, children[i]);
-        page_set_count(page, to - from);
+        internal_set_count(page, to - from);
         sx::EntryKey low = p == 0 ? sx::EntryKey{0, 0, 0} : children[from].low;
         sx::leaf_put(page_opaque(page)->low, 0, low);
         if (p + 1 < pages) {
@@ -151,15 +153,17 @@ Size write_level(Relation index, int table, uint16 level, const sx::InternalEntr
 }
 
 // Writes the leaf level of one table from its entries, consumed one at a
-// time in sorted order, a fixed number to a leaf (90% fill).
+// time in sorted order: each leaf takes entries while its packed size stays
+// within the build fill, so leaves end where the data's widths say.
 class LeafWriter {
   public:
     LeafWriter(Relation index, int table, sx::InternalEntry *out)
         : index_(index), table_(table), out_(out),
-          pending_(static_cast<sx::EntryKey *>(palloc(per() * sizeof(sx::EntryKey)))) {}
+          pending_(static_cast<sx::EntryKey *>(palloc(sx::kMaxPackedEntries * sizeof(sx::EntryKey)))) {}
     void add(const sx::EntryKey &e) {
-        if (n_ == per()) flush(&e);
+        if (n_ > 0 && sizer_.bytes_with(e) > budget()) flush(&e);
         pending_[n_++] = e;
+        sizer_.add(e);
     }
     // Writes the last leaf (an empty one for an empty table); returns the
     // number of leaves.
@@ -170,7 +174,7 @@ class LeafWriter {
     }
 
   private:
-    static Size per() { return static_cast<Size>(page_capacity(sx::kLeafEntrySize) * kBuildFill); }
+    static Size budget() { return static_cast<Size>(page_area_capacity() * kBuildFill); }
     // Writes the pending entries as one leaf; `next` is the first entry of the
     // next leaf, its high key, or nullptr for the last.
     void flush(const sx::EntryKey *next) {
@@ -178,8 +182,7 @@ class LeafWriter {
         Buffer buf = simhash_new_buffer(index_);
         Page page = BufferGetPage(buf);
         simhash_init_page(page, kPageLeaf, 0, static_cast<uint16>(table_));
-        for (Size i = 0; i < n_; ++i) sx::leaf_put(page_area(page), i, pending_[i]);
-        page_set_count(page, n_);
+        leaf_set_bytes(page, sx::leaf_write(pending_, n_, nullptr, 0, page_area(page)));
         sx::EntryKey low = pages_ == 0 ? sx::EntryKey{0, 0, 0} : pending_[0];
         sx::leaf_put(page_opaque(page)->low, 0, low);
         if (next != nullptr) {
@@ -191,6 +194,7 @@ class LeafWriter {
         MarkBufferDirty(buf);
         UnlockReleaseBuffer(buf);
         n_ = 0;
+        sizer_ = sx::PackSizer();
     }
 
     Relation index_;
@@ -198,7 +202,15 @@ class LeafWriter {
     sx::InternalEntry *out_;
     sx::EntryKey *pending_;
     Size n_ = 0, pages_ = 0;
+    sx::PackSizer sizer_;
 };
+
+// Fewer entries than any full leaf of the build holds (a leaf ends when one
+// more 14-byte entry, the widest packing, would pass the fill): bounds the
+// number of leaves.
+Size min_entries_per_leaf() {
+    return (static_cast<Size>(page_area_capacity() * kBuildFill) - sx::kPackedHeaderSize) / sx::kLeafEntrySize - 1;
+}
 
 // Writes the keys of `keys` as one tree; returns its root.
 BlockNumber write_tree(Relation index, int table, SortedKeys *keys, sx::InternalEntry *a, sx::InternalEntry *b) {
@@ -241,8 +253,14 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     SimhashMeta meta{};
     meta.magic = kSimhashIndexMagic;
     meta.version = kSimhashIndexVersion;
-    meta.max_distance = simhash_max_distance_option(index);
-    meta.tables = meta.max_distance + 1;
+    // The layout fits the rows the table holds now, as the planner estimates
+    // them (reltuples scaled to the current size): the scan keys rows for the
+    // tables as it spills, before it has counted them. REINDEX chooses again.
+    BlockNumber heap_pages;
+    double heap_rows, allvisfrac;
+    estimate_rel_size(heap, nullptr, &heap_pages, &heap_rows, &allvisfrac);
+    simhash_meta_set_layout(&meta, sx::make_layout(simhash_max_distance_option(index),
+                                                   simhash_blocks_option(index, heap_rows)));
 
     Buffer metabuf = simhash_new_buffer(index);  // block 0, filled in at the end
     fill_meta(BufferGetPage(metabuf), meta);
@@ -263,8 +281,7 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     const int64 values[] = {kPhaseWriteTables, static_cast<int64>(st.rows) * meta.tables, 0};
     pgstat_progress_update_multi_param(3, params, values);
     // One (low, block) per page of a level: the leaf level has the most.
-    Size per_leaf = static_cast<Size>(page_capacity(sx::kLeafEntrySize) * kBuildFill);
-    Size level_slots = Max(st.rows, st.null_rows) / per_leaf + 2;
+    Size level_slots = Max(st.rows, st.null_rows) / min_entries_per_leaf() + 2;
     if (st.spill != nullptr) {
         // The last load joins the runs, and its memory becomes read buffers.
         spill_buffer(&st);
@@ -312,8 +329,7 @@ extern "C" void simhash_ambuildempty(Relation index) {
     SimhashMeta meta{};
     meta.magic = kSimhashIndexMagic;
     meta.version = kSimhashIndexVersion;
-    meta.max_distance = simhash_max_distance_option(index);
-    meta.tables = meta.max_distance + 1;
+    simhash_meta_set_layout(&meta, sx::make_layout(simhash_max_distance_option(index), simhash_blocks_option(index, 0)));
     for (int t = 0; t <= meta.tables; ++t) meta.roots[t] = static_cast<BlockNumber>(t + 1);
     PGAlignedBlock block;
     Page page = static_cast<Page>(block.data);

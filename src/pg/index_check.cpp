@@ -49,10 +49,11 @@ pg_attribute_noreturn() void corrupt(const Walk &w, BlockNumber blk, const char 
 }
 
 void leaf_chain(Walk *w, Page page) {
-    size_t n = page_count(page);
+    sx::Leaf leaf = page_leaf(page);
+    size_t n = leaf.size();
     bool single = n > 0;
-    uint64 key = n > 0 ? sx::leaf_get(page_area(page), 0).key : 0;
-    for (size_t i = 1; i < n && single; ++i) single = sx::leaf_get(page_area(page), i).key == key;
+    uint64 key = n > 0 ? leaf.get(0).key : 0;
+    for (size_t i = 1; i < n && single; ++i) single = leaf.get(i).key == key;
     if (single && w->chain_open && w->chain_key == key)
         w->chain++;
     else
@@ -96,19 +97,22 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
         if ((op->has_high != 0) != page_has_high || (page_has_high && sx::compare_keys(page_high(page), page_bound) != 0))
             corrupt(*w, blk, "high key differs from the parent's");
         if (!split_off && op->right != right) corrupt(*w, blk, "right-link differs from the parent's next child");
-        size_t size = leaf ? sx::kLeafEntrySize : sx::kInternalEntrySize;
         size_t lower = ((PageHeader)page)->pd_lower;
-        if (lower < page_area_offset() || (lower - page_area_offset()) % size != 0 ||
-            page_count(page) > page_capacity(size))
+        if (lower < page_area_offset() || lower - page_area_offset() > page_area_capacity() ||
+            (!leaf && (lower - page_area_offset()) % sx::kInternalEntrySize != 0))
             corrupt(*w, blk, "entry area size");
-        size_t n = page_count(page), bad;
+        size_t bad;
         if (leaf) {
-            if (!sx::leaf_keys_within(page_area(page), n, low, page_has_high, page_bound, &bad))
-                corrupt(*w, blk, "leaf key out of range");
+            // The packed header against the leaf's length, the segment sorted,
+            // segment and tail inside [low, high).
+            if (const char *what = sx::leaf_check(page_area(page), leaf_bytes(page), low, page_has_high, page_bound, &bad))
+                corrupt(*w, blk, what);
+            sx::Leaf entries = page_leaf(page);
+            size_t n = entries.size();
             w->entries += n;
             leaf_chain(w, page);
             for (size_t i = 0; i < n; ++i) {
-                sx::EntryKey e = sx::leaf_get(page_area(page), i);
+                sx::EntryKey e = entries.get(i);
                 if (w->keys) {
                     if (w->nkeys == w->capkeys) {
                         w->capkeys *= 2;
@@ -125,6 +129,7 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
                 }
             }
         } else {
+            size_t n = internal_count(page);
             if (n == 0) corrupt(*w, blk, "empty internal page");
             if (!sx::internal_sorted_within(page_area(page), n, low, page_has_high, page_bound, &bad))
                 corrupt(*w, blk, "internal keys out of order or range");
@@ -140,7 +145,7 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
                     Buffer rb = ReadBuffer(w->index, op->right);
                     LockBuffer(rb, BUFFER_LOCK_SHARE);
                     Page rp = BufferGetPage(rb);
-                    child_right = page_count(rp) > 0 && !(page_opaque(rp)->flags & kPageLeaf)
+                    child_right = !(page_opaque(rp)->flags & kPageLeaf) && internal_count(rp) > 0
                                       ? sx::internal_get(page_area(rp), 0).child
                                       : InvalidBlockNumber;
                     UnlockReleaseBuffer(rb);
@@ -267,15 +272,16 @@ SIMHASH_FUNCTION(simhash_index_info) {
         height = std::max(height, tables[t].height);
     }
     sx::Layout layout = simhash_layout(meta);
-    Datum values[8] = {Int32GetDatum(meta.max_distance),
+    Datum values[9] = {Int32GetDatum(meta.max_distance),
                        Int32GetDatum(meta.tables),
-                       Int32GetDatum(sx::prefix_bits(layout, 0, meta.max_distance)),
+                       Int32GetDatum(meta.blocks),
+                       Int32GetDatum(sx::min_prefix_bits(layout, meta.max_distance)),
                        Int64GetDatum(static_cast<int64>(RelationGetNumberOfBlocks(index))),
                        Int64GetDatum(entries),
                        Int64GetDatum(dead),
                        Int32GetDatum(longest),
                        Int32GetDatum(height)};
-    bool nulls[8] = {};
+    bool nulls[9] = {};
     index_close(index, AccessShareLock);
     table_close(heap, AccessShareLock);
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));

@@ -1,6 +1,8 @@
 // Page utilities and the tree insert of the simhash index.
 #include "index.hpp"
 
+#include <algorithm>
+
 extern "C" {
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -16,27 +18,49 @@ void simhash_init_page(Page page, uint16 flags, uint16 level, uint16 table) {
     op->right = InvalidBlockNumber;
     sx::leaf_put(op->low, 0, {0, 0, 0});
     sx::leaf_put(op->high, 0, {0, 0, 0});
+    if (flags & kPageLeaf) leaf_set_bytes(page, sx::leaf_init(page_area(page)));
 }
 
 SimhashMeta simhash_read_meta(Relation index) {
-    if (index->rd_amcache != nullptr) return *static_cast<SimhashMeta *>(index->rd_amcache);
+    if (index->rd_amcache != nullptr) return static_cast<SimhashCache *>(index->rd_amcache)->meta;
     Buffer buf = ReadBuffer(index, kMetaBlock);
     LockBuffer(buf, BUFFER_LOCK_SHARE);
     SimhashMeta meta;
     memcpy(&meta, PageGetContents(BufferGetPage(buf)), sizeof(meta));
     UnlockReleaseBuffer(buf);
-    if (meta.magic != kSimhashIndexMagic || meta.version != kSimhashIndexVersion || meta.tables < 1 ||
-        meta.tables > sx::kMaxTables || meta.max_distance + 1 != meta.tables)
+    if (meta.magic == kSimhashIndexMagic && meta.version < kSimhashIndexVersion)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("simhash index \"%s\" has an older page format (version %u, this library reads %u)",
+                               RelationGetRelationName(index), meta.version, kSimhashIndexVersion),
+                        errhint("REINDEX INDEX %s;", RelationGetRelationName(index))));
+    sx::Layout layout;
+    if (meta.magic != kSimhashIndexMagic || meta.version != kSimhashIndexVersion ||
+        !sx::stored_layout(meta.max_distance, meta.blocks, meta.tables, meta.order, meta.guaranteed, &layout))
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" has a corrupt simhash metapage", RelationGetRelationName(index))));
     // The metapage never changes after the build: cache it for the relcache entry's life.
-    void *cache = MemoryContextAlloc(index->rd_indexcxt, sizeof(meta));
-    memcpy(cache, &meta, sizeof(meta));
+    // (The directory is read on the first scan: inserts and the planner do not need it.)
+    SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, sizeof(SimhashCache)));
+    cache->meta = meta;
     index->rd_amcache = cache;
     return meta;
 }
 
-sx::Layout simhash_layout(const SimhashMeta &meta) { return sx::make_layout(meta.max_distance); }
+// simhash_read_meta checked the parts.
+sx::Layout simhash_layout(const SimhashMeta &meta) {
+    sx::Layout layout;
+    if (!sx::stored_layout(meta.max_distance, meta.blocks, meta.tables, meta.order, meta.guaranteed, &layout))
+        elog(ERROR, "simhash metapage layout is invalid");
+    return layout;
+}
+
+void simhash_meta_set_layout(SimhashMeta *meta, const sx::Layout &layout) {
+    meta->max_distance = layout.max_distance;
+    meta->tables = layout.tables;
+    meta->blocks = layout.blocks;
+    memcpy(meta->order, layout.order, sizeof(meta->order));
+    memcpy(meta->guaranteed, layout.guaranteed, sizeof(meta->guaranteed));
+}
 
 // A new page at the end of the relation, pinned and exclusively locked. Pages
 // are never freed (no page deletion), so there is no free-space map to search.
@@ -49,7 +73,57 @@ Buffer simhash_new_buffer(Relation index) {
     return buf;
 }
 
-static bool page_full(Page page) { return page_count(page) >= page_capacity(page_entry_size(page)); }
+enum class LeafRoom { kAppend, kRepack, kSplit };
+
+// How `key` goes into leaf `page`: appended to the tail if there is room,
+// else the whole leaf repacked with it if that stays under the repack
+// limit, else the leaf must split first.
+static LeafRoom leaf_room(Page page, const sx::EntryKey &key) {
+    if (leaf_bytes(page) + sx::kLeafEntrySize <= page_area_capacity()) return LeafRoom::kAppend;
+    sx::Leaf leaf = page_leaf(page);
+    sx::PackSizer sizer;
+    for (size_t i = 0; i < leaf.size(); ++i) sizer.add(leaf.get(i));
+    sizer.add(key);
+    return sizer.bytes() <= leaf_repack_limit() ? LeafRoom::kRepack : LeafRoom::kSplit;
+}
+
+// True when `page` must split before `key` can go below it.
+static bool needs_split(Page page, const sx::EntryKey &key) {
+    if (page_opaque(page)->flags & kPageLeaf) return leaf_room(page, key) == LeafRoom::kSplit;
+    return internal_count(page) >= internal_capacity();
+}
+
+// Rewrites exclusively locked leaf `buf` with `key` added, every entry packed:
+// a full-page change through GenericXLog, once per tail's worth of appends.
+static void leaf_repack(Relation index, Buffer buf, const sx::EntryKey &key) {
+    sx::Leaf leaf = page_leaf(BufferGetPage(buf));
+    size_t n = leaf.size();
+    sx::EntryKey *all = static_cast<sx::EntryKey *>(palloc((n + 1) * sizeof(sx::EntryKey)));
+    leaf.unpack(all);
+    all[n] = key;
+    std::sort(all, all + n + 1, sx::key_less);
+    GenericXLogState *state = GenericXLogStart(index);
+    Page page = GenericXLogRegisterBuffer(state, buf, 0);
+    leaf_set_bytes(page, sx::leaf_write(all, n + 1, nullptr, 0, page_area(page)));
+    GenericXLogFinish(state);
+    pfree(all);
+}
+
+// Puts `key` into exclusively locked leaf `buf`, which needs no split.
+static void leaf_add(Relation index, Buffer buf, const sx::EntryKey &key) {
+    switch (leaf_room(BufferGetPage(buf), key)) {
+        case LeafRoom::kAppend:
+            simhash_leaf_append(index, buf, key);
+            return;
+        case LeafRoom::kRepack:
+            leaf_repack(index, buf, key);
+            return;
+        case LeafRoom::kSplit:
+            break;
+    }
+    elog(ERROR, "simhash index \"%s\": leaf %u has no room after its split", RelationGetRelationName(index),
+         BufferGetBlockNumber(buf));
+}
 
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = ReadBuffer(index, root);
@@ -64,7 +138,7 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
             continue;
         }
         if (page_opaque(page)->flags & kPageLeaf) return buf;
-        size_t i = sx::internal_find(page_area(page), page_count(page), key);
+        size_t i = sx::internal_find(page_area(page), internal_count(page), key);
         BlockNumber child = sx::internal_get(page_area(page), i).child;
         UnlockReleaseBuffer(buf);
         buf = ReadBuffer(index, child);
@@ -92,37 +166,64 @@ static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryK
         buf = ReadBuffer(index, blk);
         LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
     }
-    if (page_full(BufferGetPage(buf))) {
+    if (leaf_room(BufferGetPage(buf), key) == LeafRoom::kSplit) {
         UnlockReleaseBuffer(buf);
         return false;
     }
-    simhash_leaf_append(index, buf, key);
+    leaf_add(index, buf, key);
     UnlockReleaseBuffer(buf);
     return true;
 }
 
-// Splits the entries of `src` (a leaf or internal page) between `left` and
-// `right`; returns the separator.
-static sx::EntryKey split_entries(Page src, Page left, Page right) {
-    size_t n = page_count(src), nl, nr;
-    sx::EntryKey sep;
+// A leaf's two halves, computed before anything is written or allocated, so
+// that a leaf that cannot split (corrupt) errors out with the index unchanged.
+struct LeafHalves {
+    uint8 *left, *right;
+    sx::LeafSplit split;
+};
+
+static LeafHalves plan_leaf_split(Relation index, Buffer buf) {
+    Page page = BufferGetPage(buf);
+    sx::Leaf leaf = page_leaf(page);
+    LeafHalves h;
+    h.left = static_cast<uint8 *>(palloc(page_area_capacity()));
+    h.right = static_cast<uint8 *>(palloc(page_area_capacity()));
+    sx::EntryKey *scratch = static_cast<sx::EntryKey *>(palloc(2 * (leaf.size() + 1) * sizeof(sx::EntryKey)));
+    // Each half must keep room for the append that follows the split.
+    if (!sx::leaf_split(page_area(page), leaf_bytes(page), leaf_repack_limit(),
+                        page_area_capacity() - sx::kLeafEntrySize, scratch, h.left, h.right, &h.split))
+        ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                        errmsg("simhash index \"%s\": leaf %u cannot be split", RelationGetRelationName(index),
+                               BufferGetBlockNumber(buf))));
+    pfree(scratch);
+    return h;
+}
+
+// Splits the entries of `src` (a leaf, whose halves `halves` holds, or an
+// internal page) between `left` and `right`; returns the separator.
+static sx::EntryKey split_entries(Page src, Page left, Page right, LeafHalves *halves) {
     if (page_opaque(src)->flags & kPageLeaf) {
-        sx::EntryKey *scratch = static_cast<sx::EntryKey *>(palloc(n * sizeof(sx::EntryKey)));
-        if (left != src) memcpy(page_area(left), page_area(src), n * sx::kLeafEntrySize);
-        sep = sx::leaf_split(page_area(left), n, page_area(right), scratch, &nl, &nr);
-        pfree(scratch);
-    } else {
-        if (left != src) memcpy(page_area(left), page_area(src), n * sx::kInternalEntrySize);
-        sep = sx::internal_split(page_area(left), n, page_area(right), &nl, &nr);
+        memcpy(page_area(left), halves->left, halves->split.left_bytes);
+        leaf_set_bytes(left, halves->split.left_bytes);
+        memcpy(page_area(right), halves->right, halves->split.right_bytes);
+        leaf_set_bytes(right, halves->split.right_bytes);
+        pfree(halves->left);
+        pfree(halves->right);
+        return halves->split.separator;
     }
-    page_set_count(left, nl);
-    page_set_count(right, nr);
+    size_t n = internal_count(src), nl, nr;
+    if (left != src) memcpy(page_area(left), page_area(src), n * sx::kInternalEntrySize);
+    sx::EntryKey sep = sx::internal_split(page_area(left), n, page_area(right), &nl, &nr);
+    internal_set_count(left, nl);
+    internal_set_count(right, nr);
     return sep;
 }
 
 // The root stays at its block: its entries move to two new pages and it
 // becomes their parent, one level up. One record of three pages.
 static void split_root(Relation index, Buffer root) {
+    LeafHalves halves{};
+    if (page_opaque(BufferGetPage(root))->flags & kPageLeaf) halves = plan_leaf_split(index, root);
     Buffer lbuf = simhash_new_buffer(index);
     Buffer rbuf = simhash_new_buffer(index);
     GenericXLogState *state = GenericXLogStart(index);
@@ -133,7 +234,7 @@ static void split_root(Relation index, Buffer root) {
     uint16 kind = rop->flags & (kPageLeaf | kPageInternal);
     simhash_init_page(left, kind, rop->level, rop->table);
     simhash_init_page(right, kind, rop->level, rop->table);
-    sx::EntryKey sep = split_entries(page, left, right);
+    sx::EntryKey sep = split_entries(page, left, right, &halves);
     sx::EntryKey low = page_low(page);
     sx::leaf_put(page_opaque(left)->low, 0, low);
     sx::leaf_put(page_opaque(left)->high, 0, sep);
@@ -145,7 +246,7 @@ static void split_root(Relation index, Buffer root) {
     sx::leaf_put(page_opaque(page)->low, 0, low);
     sx::internal_put(page_area(page), 0, {low, BufferGetBlockNumber(lbuf)});
     sx::internal_put(page_area(page), 1, {sep, BufferGetBlockNumber(rbuf)});
-    page_set_count(page, 2);
+    internal_set_count(page, 2);
     GenericXLogFinish(state);
     UnlockReleaseBuffer(lbuf);
     UnlockReleaseBuffer(rbuf);
@@ -155,6 +256,8 @@ static void split_root(Relation index, Buffer root) {
 // which has room): parent, child and the new right sibling in one record.
 // Returns the buffer (still locked) whose range holds `key`; releases the other.
 static Buffer split_child(Relation index, Buffer pbuf, size_t pos, Buffer cbuf, const sx::EntryKey &key) {
+    LeafHalves halves{};
+    if (page_opaque(BufferGetPage(cbuf))->flags & kPageLeaf) halves = plan_leaf_split(index, cbuf);
     Buffer rbuf = simhash_new_buffer(index);
     GenericXLogState *state = GenericXLogStart(index);
     Page parent = GenericXLogRegisterBuffer(state, pbuf, 0);
@@ -162,7 +265,7 @@ static Buffer split_child(Relation index, Buffer pbuf, size_t pos, Buffer cbuf, 
     Page right = GenericXLogRegisterBuffer(state, rbuf, GENERIC_XLOG_FULL_IMAGE);
     SimhashPageOpaque *cop = page_opaque(child);
     simhash_init_page(right, cop->flags & (kPageLeaf | kPageInternal), cop->level, cop->table);
-    sx::EntryKey sep = split_entries(child, child, right);
+    sx::EntryKey sep = split_entries(child, child, right, &halves);
     SimhashPageOpaque *rop = page_opaque(right);
     sx::leaf_put(rop->low, 0, sep);
     memcpy(rop->high, cop->high, sizeof(rop->high));
@@ -171,9 +274,9 @@ static Buffer split_child(Relation index, Buffer pbuf, size_t pos, Buffer cbuf, 
     sx::leaf_put(cop->high, 0, sep);
     cop->has_high = 1;
     cop->right = BufferGetBlockNumber(rbuf);
-    size_t n = page_count(parent);
+    size_t n = internal_count(parent);
     sx::internal_insert(page_area(parent), n, pos + 1, {sep, BufferGetBlockNumber(rbuf)});
-    page_set_count(parent, n + 1);
+    internal_set_count(parent, n + 1);
     GenericXLogFinish(state);
     if (sx::key_less(key, sep)) {
         UnlockReleaseBuffer(rbuf);
@@ -189,18 +292,18 @@ static Buffer split_child(Relation index, Buffer pbuf, size_t pos, Buffer cbuf, 
 static void insert_pessimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = ReadBuffer(index, root);
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-    if (page_full(BufferGetPage(buf))) split_root(index, buf);
+    if (needs_split(BufferGetPage(buf), key)) split_root(index, buf);
     for (;;) {
         Page page = BufferGetPage(buf);
         if (page_opaque(page)->flags & kPageLeaf) break;
-        size_t pos = sx::internal_find(page_area(page), page_count(page), key);
+        size_t pos = sx::internal_find(page_area(page), internal_count(page), key);
         Buffer cbuf = ReadBuffer(index, sx::internal_get(page_area(page), pos).child);
         LockBuffer(cbuf, BUFFER_LOCK_EXCLUSIVE);
-        Buffer next = page_full(BufferGetPage(cbuf)) ? split_child(index, buf, pos, cbuf, key) : cbuf;
+        Buffer next = needs_split(BufferGetPage(cbuf), key) ? split_child(index, buf, pos, cbuf, key) : cbuf;
         UnlockReleaseBuffer(buf);
         buf = next;
     }
-    simhash_leaf_append(index, buf, key);
+    leaf_add(index, buf, key);
     UnlockReleaseBuffer(buf);
 }
 

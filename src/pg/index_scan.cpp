@@ -32,7 +32,17 @@ struct Hit {
     BlockNumber leaf;  // where the entry was found (a leaf of one table) and
     uint64 key;        // its table key, for recheck_entry
     uint64 fp;
+    // (distance, block, offset) as one integer: the order of ORDER BY results,
+    // compared in one instruction by the bounded heap a sweep pushes ~10,000
+    // entries through.
+    uint64 rank;
 };
+
+uint64 rank_of(int distance, const ItemPointerData &tid) {
+    return (static_cast<uint64>(distance) << 48) |
+           (static_cast<uint64>(ItemPointerGetBlockNumberNoCheck(&tid)) << 16) | ItemPointerGetOffsetNumberNoCheck(&tid);
+}
+constexpr uint64 kTidBits = (uint64{1} << 48) - 1;
 
 struct Ball {
     uint64 center;
@@ -47,7 +57,7 @@ constexpr Size kFirstBatch = 1024;
 
 struct ScanState {
     MemoryContext hits_cxt;
-    MemoryContext tuple_cxt;
+    IndexTuple itup;  // index-only scans: the tuple returned last (in hits_cxt)
     Ball *balls;
     int nballs;
     bool impossible;  // a NULL argument: nothing matches
@@ -66,10 +76,21 @@ struct ScanState {
     Buffer pinned;    // the leaf of the entry returned last, or InvalidBuffer
 };
 
-bool tid_less(const Hit &a, const Hit &b) {
-    return ItemPointerCompare(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid)) < 0;
+bool tid_less(const Hit &a, const Hit &b) { return (a.rank & kTidBits) < (b.rank & kTidBits); }
+bool distance_less(const Hit &a, const Hit &b) { return a.rank < b.rank; }
+
+// Puts h in place of the farthest entry of the full max-heap: one sift down
+// instead of a pop and a push.
+void replace_top(Hit *heap, Size n, const Hit &h) {
+    Size i = 0;
+    for (Size c = 1; c < n; c = 2 * i + 1) {
+        if (c + 1 < n && heap[c].rank < heap[c + 1].rank) c++;
+        if (heap[c].rank < h.rank) break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    heap[i] = h;
 }
-bool distance_less(const Hit &a, const Hit &b) { return a.distance != b.distance ? a.distance < b.distance : tid_less(a, b); }
 
 void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, int distance) {
     Hit h;
@@ -79,12 +100,12 @@ void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, 
     h.fp = fp;
     h.distance = static_cast<int16>(distance);
     h.null_fp = false;
+    h.rank = rank_of(distance, h.tid);
     if (st->batch > 0) {
         if (!distance_less(st->after, h)) return;
         if (st->n == st->batch) {
-            if (!distance_less(h, st->hits[0])) return;
-            std::pop_heap(st->hits, st->hits + st->n, distance_less);
-            st->n--;
+            if (distance_less(h, st->hits[0])) replace_top(st->hits, st->n, h);
+            return;
         }
         st->hits[st->n++] = h;
         std::push_heap(st->hits, st->hits + st->n, distance_less);
@@ -111,6 +132,7 @@ struct Pass {
     uint64 qkey;
     int radius;
     int above, upto;
+    uint32 hops;  // right-links followed: splits the parent or directory did not know of
 };
 
 // The radius a key must be within: the pass's, or, once a batch's bounded
@@ -129,22 +151,20 @@ bool prunable(const Pass &p, int radius, uint64 a, uint64 b) {
 }
 
 void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
-    const uint8 *area = page_area(page);
-    size_t n = page_count(page);
+    sx::Leaf leaf = page_leaf(page);
     if (p.table == p.layout->tables) {  // the NULL list
-        for (size_t i = 0; i < n; ++i) {
-            add_hit(st, sx::leaf_get(area, i), blk, 0, 0);
+        for (size_t i = 0; i < leaf.size(); ++i) {
+            add_hit(st, leaf.get(i), blk, 0, 0);
             st->hits[st->n - 1].null_fp = true;
         }
         return;
     }
     // The radius only shrinks while the leaf is read: filter with today's,
     // then check each of the (few) candidates against the current one.
-    uint16 near[BLCKSZ / sx::kLeafEntrySize];
-    size_t m = sx::leaf_near(area, n, p.qkey, current_radius(p, st), near);
+    uint16 near[kMaxLeafEntries];
+    size_t m = leaf.near(p.lo, p.hi, p.qkey, current_radius(p, st), near);
     for (size_t j = 0; j < m; ++j) {
-        sx::EntryKey e = sx::leaf_get(area, near[j]);
-        if (e.key < p.lo || e.key > p.hi) continue;
+        sx::EntryKey e = leaf.get(near[j]);
         if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
         uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
         bool inside = true;
@@ -157,71 +177,159 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
     }
 }
 
+// A page to visit, with what its parent (an internal page or the directory)
+// says of it: its level and low bound (level -1 for a root: unchecked), and
+// the bound of its range, up to which right-links are followed.
 struct Child {
     BlockNumber block;
+    int level;
+    sx::EntryKey low;
     bool has_high;
     sx::EntryKey high;
 };
 
-// Visits page `blk` and, following right-links, its right siblings up to the
+bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
+    uint64 last = c.has_high ? c.high.key : ~uint64{0};
+    return last < p.lo || c.low.key > p.hi || prunable(p, current_radius(p, st), c.low.key, last);
+}
+
+pg_attribute_noreturn() void not_the_child(const Pass &p, BlockNumber blk) {
+    // A directory copied before the index was rebuilt in place would do this;
+    // nothing does (a rebuild gets a new relfilenode), so it is corruption.
+    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                    errmsg("simhash index \"%s\" is corrupt: table %d, block %u is not the page its parent points to",
+                           RelationGetRelationName(p.index), p.table, blk)));
+}
+
+void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buffer first);
+
+// Visits page c.block and, following right-links, its right siblings up to the
 // bound the parent promised (a sibling split off after the parent was read).
 // One page lock at a time (Lehman-Yao): the children of an internal page are
-// copied, the page released, then each child visited. `pinned` is `blk`
+// copied, the page released, then each child visited. `pinned` is c.block
 // already pinned by the caller, or InvalidBuffer.
-void visit(const Pass &p, BlockNumber blk, bool has_bound, const sx::EntryKey &bound, ScanState *st,
-           Buffer pinned) {
-    for (;;) {
+void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
+    BlockNumber blk = c.block;
+    for (bool first = true;; first = false) {
         CHECK_FOR_INTERRUPTS();
         Buffer buf = pinned != InvalidBuffer ? pinned : ReadBuffer(p.index, blk);
         pinned = InvalidBuffer;
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
         SimhashPageOpaque *op = page_opaque(page);
+        if (first && c.level >= 0 &&
+            (op->level != c.level || op->table != p.table || sx::compare_keys(page_low(page), c.low) != 0))
+            not_the_child(p, blk);
         bool has_high = op->has_high != 0;
         sx::EntryKey high = page_high(page);
         BlockNumber right = op->right;
         Child *children = nullptr;
         size_t nchildren = 0;
         if (op->flags & kPageLeaf) {
-            leaf_hits(p, blk, page, st);
+            // (A page left of the range is only passed through.)
+            if (!has_high || high.key >= p.lo) leaf_hits(p, blk, page, st);
         } else {
-            size_t n = page_count(page);
-            children = static_cast<Child *>(palloc(sizeof(Child) * (n > 0 ? n : 1)));
-            for (size_t i = 0; i < n; ++i) {
-                sx::InternalEntry e = sx::internal_get(page_area(page), i);
+            // Children are sorted by low bound: a probe's narrow range starts
+            // at the child holding (lo, 0, 0) and ends at the first child past hi.
+            const uint8 *area = page_area(page);
+            size_t n = internal_count(page);
+            size_t first_child = sx::internal_find(area, n, {p.lo, 0, 0});
+            size_t end = first_child;
+            while (end < n && sx::internal_get(area, end).low.key <= p.hi) end++;
+            children = static_cast<Child *>(palloc(sizeof(Child) * (end > first_child ? end - first_child : 1)));
+            for (size_t i = first_child; i < end; ++i) {
+                sx::InternalEntry e = sx::internal_get(area, i);
                 bool child_has_high = i + 1 < n || has_high;
-                sx::EntryKey child_high = i + 1 < n ? sx::internal_get(page_area(page), i + 1).low : high;
-                uint64 last = child_has_high ? child_high.key : ~uint64{0};
-                if (last < p.lo || e.low.key > p.hi || prunable(p, current_radius(p, st), e.low.key, last)) continue;
-                children[nchildren++] = {e.child, child_has_high, child_high};
+                Child ch{e.child, op->level - 1, e.low, child_has_high,
+                         i + 1 < n ? sx::internal_get(area, i + 1).low : high};
+                if (!child_prunable(p, st, ch)) children[nchildren++] = ch;
             }
         }
         UnlockReleaseBuffer(buf);
-        // A sweep reads every leaf once, and its time went into the first touch
-        // of each page: pin the next child and prefetch its page into the cache
-        // while the current one is read.
-        Buffer next = nchildren > 0 ? ReadBuffer(p.index, children[0].block) : InvalidBuffer;
-        for (size_t i = 0; i < nchildren; ++i) {
-            Buffer cur = next;
-            next = i + 1 < nchildren ? ReadBuffer(p.index, children[i + 1].block) : InvalidBuffer;
-            if (next != InvalidBuffer) {
-                const char *page = static_cast<const char *>(BufferGetPage(next));
-                for (size_t off = 0; off < BLCKSZ; off += 64) __builtin_prefetch(page + off);
-            }
-            visit(p, children[i].block, children[i].has_high, children[i].high, st, cur);
+        if (children) {
+            visit_children(p, children, nchildren, st, InvalidBuffer);
+            pfree(children);
         }
-        if (children) pfree(children);
         // Done when this page reaches the promised bound or leaves the key range.
         if (!has_high || high.key > p.hi) return;
-        if (has_bound && !sx::key_less(high, bound)) return;
+        if (c.has_high && !sx::key_less(high, c.high)) return;
         blk = right;
+        p.hops++;
     }
 }
 
-void run_pass(Relation index, const SimhashMeta &meta, const sx::Layout &layout, int table, uint64 lo, uint64 hi,
-              uint64 center, int radius, int above, int upto, ScanState *st) {
-    Pass p{index, &layout, table, lo, hi, sx::table_key(layout, table, center), radius, above, upto};
-    visit(p, meta.roots[table], false, {0, 0, 0}, st, InvalidBuffer);
+void prefetch_page(Buffer buf) {
+    const char *page = static_cast<const char *>(BufferGetPage(buf));
+    for (size_t off = 0; off < BLCKSZ; off += 64) __builtin_prefetch(page + off);
+}
+
+// A sweep reads every leaf once, and its time went into the first touch of
+// each page: pin the next child and prefetch its page into the cache while
+// the current one is read. `first` is children[0] already pinned, or
+// InvalidBuffer.
+void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buffer first) {
+    Buffer next = n == 0 ? InvalidBuffer : first != InvalidBuffer ? first : ReadBuffer(p.index, children[0].block);
+    for (size_t i = 0; i < n; ++i) {
+        Buffer cur = next;
+        next = i + 1 < n ? ReadBuffer(p.index, children[i + 1].block) : InvalidBuffer;
+        if (next != InvalidBuffer) prefetch_page(next);
+        // A batch's radius shrinks as its heap fills: test again.
+        if (i > 0 && child_prunable(p, st, children[i])) {
+            ReleaseBuffer(cur);
+            continue;
+        }
+        visit(p, children[i], st, cur);
+    }
+}
+
+// Where a pass starts: the directory's children whose ranges meet the pass's
+// keys, or the table's root when it has no directory.
+size_t first_children(const Pass &p, const SimhashMeta &meta, const SimhashDirectory &dir, const ScanState *st,
+                      Child **out) {
+    if (dir.n == 0) {
+        *out = static_cast<Child *>(palloc(sizeof(Child)));
+        (*out)[0] = {meta.roots[p.table], -1, {0, 0, 0}, false, {0, 0, 0}};
+        return 1;
+    }
+    size_t first = simhash_directory_find(dir, {p.lo, 0, 0});
+    size_t end = first;
+    while (end < dir.n && dir.entries[end].low.key <= p.hi) end++;
+    Child *children = static_cast<Child *>(palloc(sizeof(Child) * (end - first)));
+    size_t n = 0;
+    for (size_t i = first; i < end; ++i) {
+        bool has_high = i + 1 < dir.n;
+        Child ch{dir.entries[i].child, dir.child_level, dir.entries[i].low, has_high,
+                 has_high ? dir.entries[i + 1].low : sx::EntryKey{0, 0, 0}};
+        if (!child_prunable(p, st, ch)) children[n++] = ch;
+    }
+    *out = children;
+    return n;
+}
+
+// Runs the passes (one per table at most), from the directory: the first
+// page of every pass is pinned and prefetched before any is read, so that a
+// probe's leaves, one per table and rarely in the CPU cache, load together.
+void run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
+    SimhashCache *cache = simhash_cache(index);
+    Child *children[sx::kMaxTables + 1];
+    size_t nchildren[sx::kMaxTables + 1];
+    Buffer first[sx::kMaxTables + 1];
+    uint32 hops = 0;
+    for (int i = 0; i < npasses; ++i) {
+        SimhashDirectory dir = simhash_directory(cache, passes[i].table);
+        nchildren[i] = first_children(passes[i], cache->meta, dir, st, &children[i]);
+        first[i] = nchildren[i] > 0 ? ReadBuffer(index, children[i][0].block) : InvalidBuffer;
+        if (first[i] != InvalidBuffer) prefetch_page(first[i]);
+        // A table that had no directory may have grown one level since.
+        if (dir.n == 0 && passes[i].table < cache->meta.tables) hops++;
+    }
+    for (int i = 0; i < npasses; ++i) {
+        visit_children(passes[i], children[i], nchildren[i], st, first[i]);
+        pfree(children[i]);
+        hops += passes[i].hops;
+    }
+    // (The walk took no lock that could have run a relcache invalidation.)
+    static_cast<SimhashCache *>(index->rd_amcache)->hops += hops;
 }
 
 // Every entry within `radius` of `center` (and inside all balls, and in the
@@ -231,21 +339,26 @@ void run_pass(Relation index, const SimhashMeta &meta, const sx::Layout &layout,
 void collect(Relation index, ScanState *st, uint64 center, int radius, int above, int upto) {
     SimhashMeta meta = simhash_read_meta(index);
     sx::Layout layout = simhash_layout(meta);
+    Pass passes[sx::kMaxTables];
+    int npasses = 0;
     if (radius <= meta.max_distance && sx::probe_fraction(layout, radius) < 1.0) {
         for (int t = 0; t < meta.tables; ++t) {
-            sx::KeyRange r = sx::prefix_range(sx::table_key(layout, t, center), sx::prefix_bits(layout, t, radius));
-            run_pass(index, meta, layout, t, r.lo, r.hi, center, radius, above, upto, st);
+            uint64 qkey = sx::table_key(layout, t, center);
+            sx::KeyRange r = sx::prefix_range(qkey, sx::prefix_bits(layout, t, radius));
+            passes[npasses++] = {index, &layout, t, r.lo, r.hi, qkey, radius, above, upto, 0};
         }
     } else {
-        run_pass(index, meta, layout, 0, 0, ~uint64{0}, center, radius, above, upto, st);
+        passes[npasses++] = {index, &layout, 0, 0, ~uint64{0}, sx::table_key(layout, 0, center), radius, above, upto, 0};
     }
+    run_passes(index, passes, npasses, st);
 }
 
 // Appends the rows whose fingerprint is NULL.
 void collect_nulls(Relation index, ScanState *st) {
     SimhashMeta meta = simhash_read_meta(index);
     sx::Layout layout = simhash_layout(meta);
-    run_pass(index, meta, layout, meta.tables, 0, ~uint64{0}, 0, 64, -1, 64, st);
+    Pass p{index, &layout, meta.tables, 0, ~uint64{0}, 0, 64, -1, 64, 0};
+    run_passes(index, &p, 1, st);
 }
 
 // Sorts the hits, drops repeated TIDs, orders by distance if asked.
@@ -267,7 +380,7 @@ void start(IndexScanDesc scan) {
     st->exhausted = true;
     if (st->impossible) return;
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
-    st->cap = 1024;
+    st->cap = 64;  // a probe finds a few rows; the array doubles as needed
     st->hits = static_cast<Hit *>(palloc(st->cap * sizeof(Hit)));
     st->recheck = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
     if (st->nballs > 0) {
@@ -284,6 +397,7 @@ void start(IndexScanDesc scan) {
         st->exhausted = false;
         st->after.distance = static_cast<int16>(max_distance);
         ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);
+        st->after.rank = rank_of(max_distance, st->after.tid);
         st->batch = 0;
         st->nulls_left = true;
     } else {
@@ -316,9 +430,7 @@ void next_batch(IndexScanDesc scan) {
         st->cap = batch;
     }
     st->batch = batch;
-    SimhashMeta meta = simhash_read_meta(scan->indexRelation);
-    sx::Layout layout = simhash_layout(meta);
-    run_pass(scan->indexRelation, meta, layout, 0, 0, ~uint64{0}, st->order_q, 64, -1, 64, st);
+    collect(scan->indexRelation, st, st->order_q, 64, -1, 64);
     std::sort_heap(st->hits, st->hits + st->n, distance_less);
     st->exhausted = st->n < batch;
     if (st->n > 0) st->after = st->hits[st->n - 1];
@@ -355,14 +467,10 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
         Buffer buf = ReadBuffer(index, blk);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
-        const uint8 *area = page_area(page);
-        size_t n = page_count(page);
-        for (size_t i = 0; i < n; ++i) {
-            if (sx::compare_keys(sx::leaf_get(area, i), want) == 0) {
-                LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-                st->pinned = buf;
-                return true;
-            }
+        if (page_leaf(page).contains(want)) {
+            LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+            st->pinned = buf;
+            return true;
         }
         blk = beyond_high(page, want) ? page_opaque(page)->right : InvalidBlockNumber;
         UnlockReleaseBuffer(buf);
@@ -376,7 +484,6 @@ extern "C" IndexScanDesc simhash_ambeginscan(Relation index, int nkeys, int nord
     IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
     ScanState *st = static_cast<ScanState *>(palloc0(sizeof(ScanState)));
     st->hits_cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash scan hits", ALLOCSET_DEFAULT_SIZES);
-    st->tuple_cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash scan tuple", ALLOCSET_SMALL_SIZES);
     st->balls = static_cast<Ball *>(palloc0(sizeof(Ball) * (nkeys > 0 ? nkeys : 1)));
     scan->opaque = st;
     scan->xs_itupdesc = RelationGetDescr(index);
@@ -395,6 +502,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     release_pin(st);
     MemoryContextReset(st->hits_cxt);
     st->hits = nullptr;
+    st->itup = nullptr;
     st->n = st->cap = st->pos = 0;
     st->started = st->sweeping = st->impossible = false;
     st->exhausted = true;
@@ -439,11 +547,12 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     scan->xs_heaptid = h.tid;
     scan->xs_recheck = false;
     if (scan->xs_want_itup) {
-        MemoryContextReset(st->tuple_cxt);
-        MemoryContext old = MemoryContextSwitchTo(st->tuple_cxt);
+        if (st->itup) pfree(st->itup);
+        MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
         Datum value = Simhash64GetDatum(h.fp);
         bool isnull = h.null_fp;
-        scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value, &isnull);
+        st->itup = index_form_tuple(scan->xs_itupdesc, &value, &isnull);
+        scan->xs_itup = st->itup;
         MemoryContextSwitchTo(old);
     }
     if (st->ordered) {
@@ -466,7 +575,6 @@ extern "C" void simhash_amendscan(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     release_pin(st);
     MemoryContextDelete(st->hits_cxt);
-    MemoryContextDelete(st->tuple_cxt);
     pfree(st->balls);
     pfree(st);
     scan->opaque = nullptr;

@@ -1,7 +1,9 @@
-// VACUUM of the simhash index: dead TIDs leave every table's leaves; the
-// space is reused by later inserts into the same key ranges. Pages are never
+// VACUUM of the simhash index: dead TIDs leave every table's leaves, which
+// are repacked; the space is reused by later inserts into the same key ranges. Pages are never
 // deleted, so no scan can land on a recycled page.
 #include "index.hpp"
+
+#include <algorithm>
 
 extern "C" {
 #include "commands/vacuum.h"
@@ -37,24 +39,38 @@ extern "C" IndexBulkDeleteResult *simhash_ambulkdelete(IndexVacuumInfo *info, In
     if (stats == nullptr) stats = static_cast<IndexBulkDeleteResult *>(palloc0(sizeof(IndexBulkDeleteResult)));
     SimhashMeta meta = simhash_read_meta(info->index);
     double entries = 0;
+    sx::EntryKey *scratch = static_cast<sx::EntryKey *>(palloc(kMaxLeafEntries * sizeof(sx::EntryKey)));
     BlockNumber nblocks = walk_leaves(info, true, [&](Buffer buf) {
-        GenericXLogState *xlog = GenericXLogStart(info->index);
-        Page page = GenericXLogRegisterBuffer(xlog, buf, 0);
-        size_t n = page_count(page);
-        size_t kept = sx::leaf_remove_if(page_area(page), n, [&](const sx::EntryKey &e) {
+        Page page = BufferGetPage(buf);
+        sx::Leaf leaf = page_leaf(page);
+        size_t n = leaf.unpack(scratch), np = leaf.packed_count(), kept = 0, kept_packed = 0;
+        for (size_t i = 0; i < n; ++i) {
             ItemPointerData tid;
-            entry_tid(e, &tid);
-            return callback(&tid, state);
-        });
-        if (kept == n) {
-            GenericXLogAbort(xlog);
-        } else {
-            page_set_count(page, kept);
+            entry_tid(scratch[i], &tid);
+            if (callback(&tid, state)) continue;
+            scratch[kept++] = scratch[i];
+            if (i < np) kept_packed = kept;
+        }
+        if (kept < n) {
+            // The survivors all packed if they fit under the repack limit,
+            // else the segment's survivors packed and the tail's kept as tail
+            // (no larger than before).
+            sx::PackSizer sizer;
+            for (size_t i = 0; i < kept; ++i) sizer.add(scratch[i]);
+            if (sizer.bytes() <= leaf_repack_limit()) {
+                std::sort(scratch, scratch + kept, sx::key_less);
+                kept_packed = kept;
+            }
+            GenericXLogState *xlog = GenericXLogStart(info->index);
+            Page copy = GenericXLogRegisterBuffer(xlog, buf, 0);
+            leaf_set_bytes(copy, sx::leaf_write(scratch, kept_packed, scratch + kept_packed, kept - kept_packed,
+                                                page_area(copy)));
             GenericXLogFinish(xlog);
         }
         stats->tuples_removed += static_cast<double>(n - kept);
         entries += static_cast<double>(kept);
     });
+    pfree(scratch);
     stats->num_pages = nblocks;
     // Each row has one entry per table; counted by rows, as the heap counts them.
     stats->num_index_tuples = entries / meta.tables;
@@ -68,7 +84,7 @@ extern "C" IndexBulkDeleteResult *simhash_amvacuumcleanup(IndexVacuumInfo *info,
     stats = static_cast<IndexBulkDeleteResult *>(palloc0(sizeof(IndexBulkDeleteResult)));
     SimhashMeta meta = simhash_read_meta(info->index);
     double entries = 0;
-    stats->num_pages = walk_leaves(info, false, [&](Buffer buf) { entries += page_count(BufferGetPage(buf)); });
+    stats->num_pages = walk_leaves(info, false, [&](Buffer buf) { entries += page_leaf(BufferGetPage(buf)).size(); });
     stats->num_index_tuples = entries / meta.tables;
     stats->estimated_count = true;
     return stats;

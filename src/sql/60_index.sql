@@ -1,5 +1,5 @@
 -- The simhash index access method: exact within-k search and nearest
--- neighbours on rotated-block prefix tables (docs/index-design.md).
+-- neighbours on block-permuted prefix tables (docs/index-design.md).
 CREATE FUNCTION @extschema@.simhash_index_handler(pg_catalog.internal) RETURNS pg_catalog.index_am_handler
     AS 'MODULE_PATHNAME' LANGUAGE C;
 CREATE ACCESS METHOD simhash TYPE INDEX HANDLER @extschema@.simhash_index_handler;
@@ -18,10 +18,11 @@ COMMENT ON FUNCTION @extschema@.simhash_index_check(pg_catalog.regclass, pg_cata
     IS 'verify a simhash index; with heapallindexed, that every heap row is in every table (raises XX002)';
 
 CREATE FUNCTION @extschema@.simhash_index_info(index pg_catalog.regclass,
-        OUT max_distance pg_catalog.int4, OUT tables pg_catalog.int4, OUT prefix_bits pg_catalog.int4,
+        OUT max_distance pg_catalog.int4, OUT tables pg_catalog.int4, OUT blocks pg_catalog.int4,
+        OUT prefix_bits pg_catalog.int4,
         OUT pages pg_catalog.int8, OUT entries pg_catalog.int8, OUT dead_entries pg_catalog.int8,
         OUT longest_leaf_chain pg_catalog.int4, OUT height pg_catalog.int4)
     RETURNS record
     AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.simhash_index_info(pg_catalog.regclass)
-    IS 'layout and size of a simhash index: entries over all tables, entries of rows no longer visible, longest run of leaves holding one fingerprint';
+    IS 'layout and size of a simhash index: prefix_bits is the shortest prefix a probe at max_distance fixes; entries over all tables, entries of rows no longer visible, longest run of leaves holding one fingerprint';

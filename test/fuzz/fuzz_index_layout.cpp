@@ -1,25 +1,30 @@
 // Fuzzes the Manku guarantee the index is exact by: if d(a, b) <= k <= K,
-// some table's first prefix_bits(k) key bits agree. The input picks K, a and
-// the flipped bit positions (k = number of flips, duplicates allowed).
+// some table's first prefix_bits(t, k) key bits agree, for every index
+// layout. The input picks K, the blocks, a and the flipped bit positions
+// (k = number of flips, duplicates allowed).
 #include <cstdint>
 #include <cstring>
 
+#include "block_layout.hpp"
 #include "hamming.hpp"
-#include "index_layout.hpp"
 
 using namespace simhash::index;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
-    if (size < 9) return 0;
+    if (size < 10) return 0;
     int K = data[0] % (kMaxIndexDistance + 1);
+    int blocks = K + 1 + data[1] % (kMaxIndexBlocks - K);
+    if (index_layout_tables(K, blocks) == 0) blocks = K + 1;
     std::uint64_t a;
-    std::memcpy(&a, data + 1, 8);
+    std::memcpy(&a, data + 2, 8);
     std::uint64_t b = a;
-    std::size_t flips = size - 9;
+    std::size_t flips = size - 10;
     if (flips > static_cast<std::size_t>(K)) flips = K;
-    for (std::size_t i = 0; i < flips; ++i) b ^= std::uint64_t{1} << (data[9 + i] % 64);
+    for (std::size_t i = 0; i < flips; ++i) b ^= std::uint64_t{1} << (data[10 + i] % 64);
     int d = simhash::hamming_distance(a, b);
-    Layout l = make_layout(K);
+    Layout l = make_layout(K, blocks);
+    for (int t = 0; t < l.tables; ++t)
+        if (table_fingerprint(l, t, table_key(l, t, a)) != a) __builtin_trap();
     for (int k = d; k <= K; ++k) {
         bool found = false;
         for (int t = 0; t < l.tables && !found; ++t) {

@@ -1,0 +1,100 @@
+// The index's layouts: fixed-size, so that the metapage stores them whole.
+#include <algorithm>
+#include <cmath>
+
+#include "block_layout.hpp"
+
+namespace simhash::index {
+
+int index_layout_tables(int max_distance, int blocks) noexcept {
+    if (max_distance < 0 || max_distance > kMaxIndexDistance || blocks <= max_distance || blocks > kMaxIndexBlocks)
+        return 0;
+    std::size_t tables = layout_tables(max_distance, blocks);
+    return tables > static_cast<std::size_t>(kMaxTables) ? 0 : static_cast<int>(tables);
+}
+
+Layout make_layout(int max_distance, int blocks) noexcept {
+    Layout l{};
+    l.max_distance = max_distance;
+    l.blocks = blocks;
+    l.tables = index_layout_tables(max_distance, blocks);
+    l.split = split_blocks(blocks);
+    std::uint8_t orders[kMaxTables * kMaxIndexBlocks];
+    layout_orders(max_distance, blocks, orders);
+    for (int t = 0; t < l.tables; ++t)
+        for (int i = 0; i < blocks; ++i) l.order[t][i] = orders[t * blocks + i];
+    for (int k = 0; k <= max_distance; ++k) l.guaranteed[k] = static_cast<std::uint8_t>(guaranteed_blocks(max_distance, blocks, k));
+    return l;
+}
+
+// Checks the shape only (each order a permutation, the guarantee shrinking
+// with the radius); that the guarantee holds is the builder's promise.
+bool stored_layout(int max_distance, int blocks, int tables, const std::uint8_t (*order)[kMaxIndexBlocks],
+                   const std::uint8_t *guaranteed, Layout *out) noexcept {
+    if (max_distance < 0 || max_distance > kMaxIndexDistance || blocks <= max_distance || blocks > kMaxIndexBlocks ||
+        tables < 1 || tables > kMaxTables)
+        return false;
+    Layout l{};
+    l.max_distance = max_distance;
+    l.blocks = blocks;
+    l.tables = tables;
+    l.split = split_blocks(blocks);
+    for (int t = 0; t < tables; ++t) {
+        std::uint64_t seen = 0;
+        for (int i = 0; i < blocks; ++i) {
+            if (order[t][i] >= blocks) return false;
+            seen |= std::uint64_t{1} << order[t][i];
+            l.order[t][i] = order[t][i];
+        }
+        if (seen != low_bits(blocks)) return false;
+    }
+    for (int k = 0; k <= max_distance; ++k) {
+        if (guaranteed[k] < 1 || guaranteed[k] > blocks || (k > 0 && guaranteed[k] > guaranteed[k - 1])) return false;
+        l.guaranteed[k] = guaranteed[k];
+    }
+    *out = l;
+    return true;
+}
+
+int blocks_for_tables(int max_distance, int tables) noexcept {
+    for (int blocks = max_distance + 1; blocks <= kMaxIndexBlocks; ++blocks)
+        if (index_layout_tables(max_distance, blocks) == tables) return blocks;
+    return 0;
+}
+
+int prefix_bits(const Layout &l, int t, int k) noexcept {
+    if (k < 0 || k > l.max_distance) return 0;
+    return order_prefix_bits(l.split, l.order[t], l.guaranteed[k]);
+}
+
+int min_prefix_bits(const Layout &l, int k) noexcept {
+    int bits = 64;
+    for (int t = 0; t < l.tables; ++t) bits = std::min(bits, prefix_bits(l, t, k));
+    return bits;
+}
+
+double probe_fraction(const Layout &l, int k) noexcept {
+    if (k < 0 || k > l.max_distance) return INFINITY;
+    double sum = 0;
+    for (int t = 0; t < l.tables; ++t) sum += std::ldexp(1.0, -prefix_bits(l, t, k));
+    return sum;
+}
+
+int default_blocks(int max_distance, double rows) noexcept {
+    int best = max_distance + 1;
+    double best_matches = INFINITY;
+    for (int blocks = max_distance + 1; blocks <= kMaxIndexBlocks; ++blocks) {
+        const int tables = index_layout_tables(max_distance, blocks);
+        if (tables == 0 || tables > kDefaultMaxTables) break;
+        const Layout l = make_layout(max_distance, blocks);
+        const double per_table = rows * std::ldexp(1.0, -min_prefix_bits(l, max_distance));
+        if (per_table <= kCollisionsPerTable) return blocks;
+        if (per_table * tables < best_matches) {
+            best_matches = per_table * tables;
+            best = blocks;
+        }
+    }
+    return best;
+}
+
+}  // namespace simhash::index

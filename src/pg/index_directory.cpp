@@ -1,0 +1,161 @@
+// The directory: a backend-local copy of one upper level of each table's
+// tree, kept with the metapage in rd_amcache, so that a probe goes straight to
+// the leaf (or the lowest page) that holds its key range instead of reading
+// the root and every internal level again: a k = 3 probe at 1M rows read 12
+// pages (3 per table), it now reads 4.
+//
+// A copy goes stale as pages split, and it stays correct: pages are never
+// deleted, a page's low bound never changes (a split moves the upper half of
+// its keys to a new right sibling) and only the root changes level. So every
+// key in [low(i), low(i + 1)) of two consecutive copied entries is, at any
+// later time, in page child(i) or in a page reached from it by right-links
+// before child(i + 1): the walk follows right-links up to that bound, as it
+// does for a child that split after its parent was read (Lehman & Yao). What
+// staleness costs is those right-links: the scans count them and the
+// directory is read again after kStaleHops of them. It is also dropped with
+// the relcache entry (relcache invalidation frees rd_amcache: REINDEX,
+// TRUNCATE and the like give the index a new relfilenode).
+#include "index.hpp"
+
+#include <algorithm>
+
+extern "C" {
+#include "miscadmin.h"
+#include "utils/memutils.h"
+}
+
+namespace {
+
+// Entries cached per index, over all tables (24 bytes each): the leaf level
+// of a 1M-row K = 3 index fits (about 7,700 leaves); above that a higher level
+// is cached and a probe reads one internal page more per table.
+constexpr uint32 kDirectoryBudget = 16384;
+
+// Right-links followed from directory children (and root descents of tables
+// that had no directory) before the directory is read again: each one is a
+// split since the copy, and the copy of a 1M-row index costs about as much
+// as a few dozen probes.
+constexpr uint32 kStaleHops = 64;
+
+struct Entries {
+    SimhashDirEntry *v;
+    uint32 n, cap;
+};
+
+void push(Entries *e, const SimhashDirEntry &x) {
+    if (e->n == e->cap) {
+        e->cap = e->cap == 0 ? 64 : e->cap * 2;
+        e->v = static_cast<SimhashDirEntry *>(e->v ? repalloc(e->v, e->cap * sizeof(x)) : palloc(e->cap * sizeof(x)));
+    }
+    e->v[e->n++] = x;
+}
+
+pg_attribute_noreturn() void bad_page(Relation index, int table, BlockNumber blk) {
+    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                    errmsg("simhash index \"%s\" is corrupt: table %d, block %u is not an internal page of the "
+                           "expected level",
+                           RelationGetRelationName(index), table, blk)));
+}
+
+// Appends the entries of every page of `level` from `blk` rightwards; false
+// (and nothing kept) when there are more than `budget` of them.
+bool read_level(Relation index, int table, BlockNumber blk, int level, uint32 budget, Entries *out) {
+    out->n = 0;
+    while (blk != InvalidBlockNumber) {
+        CHECK_FOR_INTERRUPTS();
+        Buffer buf = ReadBuffer(index, blk);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        Page page = BufferGetPage(buf);
+        SimhashPageOpaque *op = page_opaque(page);
+        if (!(op->flags & kPageInternal) || op->level != level || op->table != table) bad_page(index, table, blk);
+        size_t n = internal_count(page);
+        if (out->n + n > budget) {
+            UnlockReleaseBuffer(buf);
+            return false;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            sx::InternalEntry e = sx::internal_get(page_area(page), i);
+            push(out, {e.low, e.child});
+        }
+        blk = op->right;
+        UnlockReleaseBuffer(buf);
+    }
+    return true;
+}
+
+// The lowest level of table `table` whose entries fit `budget`, into `out`;
+// returns the level of the pages they point to, or -1 (nothing cached) when
+// the root is a leaf.
+int read_table(Relation index, const SimhashMeta &meta, int table, uint32 budget, Entries *out) {
+    BlockNumber root = meta.roots[table];
+    Buffer buf = ReadBuffer(index, root);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    SimhashPageOpaque *op = page_opaque(BufferGetPage(buf));
+    int level = (op->flags & kPageLeaf) ? 0 : op->level;
+    UnlockReleaseBuffer(buf);
+    out->n = 0;
+    // The root may split between the two reads; its level then only grows.
+    if (level == 0 || !read_level(index, table, root, level, budget, out)) return -1;
+    Entries below{nullptr, 0, 0};
+    while (level > 1 && read_level(index, table, out->v[0].child, level - 1, budget, &below)) {
+        std::swap(*out, below);
+        level--;
+    }
+    if (below.v) pfree(below.v);
+    return level - 1;
+}
+
+SimhashCache *load(Relation index) {
+    SimhashMeta meta = simhash_read_meta(index);
+    Entries tables[sx::kMaxTables];
+    int child_level[sx::kMaxTables];
+    uint32 total = 0;
+    for (int t = 0; t < meta.tables; ++t) {
+        tables[t] = {nullptr, 0, 0};
+        child_level[t] = read_table(index, meta, t, kDirectoryBudget / meta.tables, &tables[t]);
+        if (child_level[t] < 0) tables[t].n = 0;
+        total += tables[t].n;
+    }
+    Size size = sizeof(SimhashCache) + total * sizeof(SimhashDirEntry);
+    SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, size));
+    cache->meta = meta;
+    cache->loaded = true;
+    SimhashDirEntry *entries = simhash_cache_entries(cache);
+    uint32 at = 0;
+    for (int t = 0; t < meta.tables; ++t) {
+        cache->start[t] = at;
+        cache->child_level[t] = static_cast<int16>(child_level[t]);
+        if (tables[t].n > 0) memcpy(entries + at, tables[t].v, tables[t].n * sizeof(SimhashDirEntry));
+        at += tables[t].n;
+        if (tables[t].v) pfree(tables[t].v);
+    }
+    cache->start[meta.tables] = at;
+    // Nothing keeps a pointer into the old cache across calls that could
+    // reach here (scans look it up at the start of each pass).
+    if (index->rd_amcache) pfree(index->rd_amcache);
+    index->rd_amcache = cache;
+    return cache;
+}
+
+}  // namespace
+
+SimhashCache *simhash_cache(Relation index) {
+    simhash_read_meta(index);
+    SimhashCache *cache = static_cast<SimhashCache *>(index->rd_amcache);
+    if (cache->loaded && cache->hops < kStaleHops) return cache;
+    return load(index);
+}
+
+SimhashDirectory simhash_directory(const SimhashCache *cache, int table) {
+    if (table >= cache->meta.tables || cache->child_level[table] < 0) return {nullptr, 0, -1};
+    const SimhashDirEntry *entries = simhash_cache_entries(const_cast<SimhashCache *>(cache));
+    return {entries + cache->start[table], cache->start[table + 1] - cache->start[table], cache->child_level[table]};
+}
+
+size_t simhash_directory_find(const SimhashDirectory &dir, const sx::EntryKey &key) {
+    const SimhashDirEntry *end = dir.entries + dir.n;
+    const SimhashDirEntry *it = std::upper_bound(dir.entries, end, key, [](const sx::EntryKey &k, const SimhashDirEntry &e) {
+        return sx::key_less(k, e.low);
+    });
+    return it == dir.entries ? 0 : static_cast<size_t>(it - dir.entries) - 1;
+}

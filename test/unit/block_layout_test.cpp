@@ -1,0 +1,221 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "block_layout.hpp"
+#include "hamming.hpp"
+
+using namespace simhash;
+using namespace simhash::index;
+
+namespace {
+
+// Every index layout: (K, blocks) with at most kMaxTables tables.
+template <typename F>
+void for_each_index_layout(F f) {
+    for (int K = 0; K <= kMaxIndexDistance; ++K)
+        for (int blocks = K + 1; blocks <= kMaxIndexBlocks; ++blocks)
+            if (index_layout_tables(K, blocks) > 0) f(K, blocks);
+}
+
+// Calls f(set) for every set of `r` of `n` blocks (n <= 64) while f returns true.
+template <typename F>
+void for_each_subset(int n, int r, F f) {
+    std::vector<int> pick(static_cast<std::size_t>(r));
+    for (int i = 0; i < r; ++i) pick[static_cast<std::size_t>(i)] = i;
+    for (;;) {
+        std::uint64_t set = 0;
+        for (int b : pick) set |= std::uint64_t{1} << b;
+        if (!f(set)) return;
+        int i = r - 1;
+        while (i >= 0 && pick[static_cast<std::size_t>(i)] == n - r + i) --i;
+        if (i < 0) return;
+        ++pick[static_cast<std::size_t>(i)];
+        for (int j = i + 1; j < r; ++j) pick[static_cast<std::size_t>(j)] = pick[static_cast<std::size_t>(j - 1)] + 1;
+    }
+}
+
+}  // namespace
+
+TEST(BlockSplit, ContiguousFromTheTopWiderBlocksLast) {
+    for (int blocks = 1; blocks <= kMaxBlocks; ++blocks) {
+        BlockSplit s = split_blocks(blocks);
+        int top = 64;
+        for (int b = 0; b < blocks; ++b) {
+            EXPECT_EQ(s.shift[b] + s.width[b], top) << blocks << " " << b;
+            EXPECT_EQ(s.width[b], 64 / blocks + (b >= blocks - 64 % blocks ? 1 : 0));
+            top = s.shift[b];
+        }
+        EXPECT_EQ(top, 0) << blocks;
+    }
+    EXPECT_EQ(block_value(split_blocks(4), 0, 0xABCD'0000'0000'1234u), 0xABCDu);
+    EXPECT_EQ(block_value(split_blocks(1), 0, 42), 42u);
+}
+
+TEST(BlockLayout, OrdersArePermutationsAndTablesAreBinomial) {
+    for_each_index_layout([](int K, int blocks) {
+        Layout l = make_layout(K, blocks);
+        ASSERT_EQ(static_cast<std::size_t>(l.tables), binomial(blocks, K));
+        for (int t = 0; t < l.tables; ++t) {
+            std::uint64_t seen = 0;
+            for (int i = 0; i < blocks; ++i) seen |= std::uint64_t{1} << l.order[t][i];
+            ASSERT_EQ(seen, low_bits(blocks)) << K << " " << blocks << " " << t;
+            if (blocks == K + 1) {
+                ASSERT_EQ(l.order[t][0], t);  // rotations
+            }
+        }
+        Layout back;
+        ASSERT_TRUE(stored_layout(K, blocks, l.tables, l.order, l.guaranteed, &back));
+        ASSERT_EQ(prefix_bits(back, l.tables - 1, K), prefix_bits(l, l.tables - 1, K));
+    });
+}
+
+TEST(BlockLayout, KeysAreBijectionsKeepingDistances) {
+    std::mt19937_64 rng(7);
+    for_each_index_layout([&](int K, int blocks) {
+        Layout l = make_layout(K, blocks);
+        for (int i = 0; i < 20; ++i) {
+            std::uint64_t a = rng(), b = rng();
+            for (int t = 0; t < l.tables; ++t) {
+                ASSERT_EQ(table_fingerprint(l, t, table_key(l, t, a)), a);
+                ASSERT_EQ(hamming_distance(table_key(l, t, a), table_key(l, t, b)), hamming_distance(a, b));
+            }
+        }
+    });
+}
+
+// The guarantee the index is exact by, over difference patterns of blocks:
+// for every set D of k blocks (exhaustively, or 3,000 random sets where
+// there are more), some table's first guaranteed blocks avoid D, those
+// blocks are prefix_bits(t, k) bits, and two fingerprints differing by one
+// bit in each block of D share that many leading key bits in that table.
+TEST(BlockLayout, PigeonholeGuaranteeForEveryLayoutAndRadius) {
+    std::mt19937_64 rng(42);
+    for_each_index_layout([&](int K, int blocks) {
+        Layout l = make_layout(K, blocks);
+        for (int k = 0; k <= K; ++k) {
+            auto check = [&](std::uint64_t set) {
+                std::uint64_t a = rng(), b = a;
+                for (int blk = 0; blk < blocks; ++blk)
+                    if ((set >> blk) & 1) b ^= std::uint64_t{1} << (l.split.shift[blk] + rng() % l.split.width[blk]);
+                bool found = false;
+                for (int t = 0; t < l.tables && !found; ++t) {
+                    int m = l.guaranteed[k];
+                    bool avoids = true;
+                    for (int i = 0; i < m; ++i) avoids = avoids && !((set >> l.order[t][i]) & 1);
+                    if (!avoids) continue;
+                    found = true;
+                    int bits = 0;
+                    for (int i = 0; i < m; ++i) bits += l.split.width[l.order[t][i]];
+                    EXPECT_EQ(prefix_bits(l, t, k), bits);
+                    KeyRange r = prefix_range(table_key(l, t, a), bits);
+                    std::uint64_t kb = table_key(l, t, b);
+                    EXPECT_TRUE(r.lo <= kb && kb <= r.hi) << "K=" << K << " blocks=" << blocks << " k=" << k;
+                }
+                EXPECT_TRUE(found) << "K=" << K << " blocks=" << blocks << " k=" << k << " set=" << set;
+                return found;
+            };
+            if (binomial(blocks, k) <= 20000) {
+                for_each_subset(blocks, k, check);
+            } else {
+                for (int trial = 0; trial < 3000; ++trial) {
+                    std::uint64_t set = 0;
+                    while (__builtin_popcountll(set) < k) set |= std::uint64_t{1} << (rng() % blocks);
+                    if (!check(set)) break;
+                }
+            }
+        }
+        EXPECT_EQ(prefix_bits(l, 0, K + 1), 0);  // beyond the layout: no guarantee
+        for (int t = 0; t < l.tables; ++t) EXPECT_EQ(prefix_bits(l, t, 0), 64);
+    });
+}
+
+// B = K + 1 rotations: smaller radii get longer prefixes, as they always did.
+TEST(BlockLayout, RotationPrefixesShrinkWithTheRadius) {
+    Layout l = make_layout(3, 4);
+    EXPECT_EQ(l.tables, 4);
+    for (int t = 0; t < 4; ++t) EXPECT_EQ(prefix_bits(l, t, 3), 16);
+    EXPECT_EQ(prefix_bits(l, 0, 1), 48);  // three equal consecutive blocks
+    EXPECT_EQ(prefix_bits(l, 0, 2), 16);  // two equal blocks, maybe apart
+    EXPECT_EQ(prefix_bits(l, 2, 0), 64);
+    for (int K = 1; K <= kMaxIndexDistance; ++K) {
+        Layout r = make_layout(K, K + 1);
+        for (int k = 1; k <= K; ++k)
+            for (int t = 0; t <= K; ++t) {
+                int bits = 0;
+                for (int i = 0; i < (K + 1 - k + k - 1) / k; ++i) bits += r.split.width[(t + i) % (K + 1)];
+                ASSERT_EQ(prefix_bits(r, t, k), bits) << K << " " << k << " " << t;
+            }
+    }
+}
+
+TEST(BlockLayout, CombinationLayoutsOfRadiusThree) {
+    Layout ten = make_layout(3, 5);
+    EXPECT_EQ(ten.tables, 10);
+    EXPECT_EQ(min_prefix_bits(ten, 3), 25);
+    Layout twenty = make_layout(3, 6);
+    EXPECT_EQ(twenty.tables, 20);
+    EXPECT_EQ(min_prefix_bits(twenty, 3), 31);
+    EXPECT_EQ(index_layout_tables(3, 8), 56);
+    EXPECT_EQ(index_layout_tables(3, 9), 0);  // C(9, 3) = 84 tables: too many
+    EXPECT_EQ(index_layout_tables(3, 3), 0);  // too few blocks
+    EXPECT_EQ(blocks_for_tables(3, 10), 5);
+    EXPECT_EQ(blocks_for_tables(3, 4), 4);
+    EXPECT_EQ(blocks_for_tables(3, 7), 0);
+}
+
+TEST(BlockLayout, StoredLayoutsAreChecked) {
+    Layout l = make_layout(3, 5), out;
+    EXPECT_TRUE(stored_layout(3, 5, 10, l.order, l.guaranteed, &out));
+    EXPECT_FALSE(stored_layout(3, 5, 65, l.order, l.guaranteed, &out));
+    EXPECT_FALSE(stored_layout(3, 3, 10, l.order, l.guaranteed, &out));
+    l.order[4][1] = l.order[4][0];  // not a permutation
+    EXPECT_FALSE(stored_layout(3, 5, 10, l.order, l.guaranteed, &out));
+    l = make_layout(3, 5);
+    l.guaranteed[3] = 0;
+    EXPECT_FALSE(stored_layout(3, 5, 10, l.order, l.guaranteed, &out));
+}
+
+// The size rule: the fewest tables with at most ~500 random prefix matches
+// per table and probe.
+TEST(BlockLayout, DefaultLayoutGrowsWithTheTable) {
+    EXPECT_EQ(default_blocks(3, 0), 4);
+    EXPECT_EQ(default_blocks(3, 1e6), 4);
+    EXPECT_EQ(default_blocks(3, 3e7), 4);   // 4 tables of 16 bits up to 500 x 2^16 rows
+    EXPECT_EQ(default_blocks(3, 4e7), 5);   // then 10 tables of 25 bits
+    EXPECT_EQ(default_blocks(3, 1e11), 5);  // 20 tables are past the default's 16
+    EXPECT_EQ(default_blocks(0, 1e12), 1);
+    EXPECT_EQ(default_blocks(2, 1e9), 3);
+    EXPECT_EQ(default_blocks(2, 2e9), 4);   // 6 tables of 32 bits
+    EXPECT_EQ(default_blocks(4, 3e6), 6);   // 15 tables of 21 bits
+    EXPECT_EQ(default_blocks(6, 1e7), 7);   // 28 tables are past the default's 16
+    EXPECT_EQ(default_blocks(32, 1e9), 33);
+    for (int K = 0; K <= kMaxIndexDistance; ++K) {
+        int last = 0;
+        for (double rows = 1; rows < 1e13; rows *= 3) {
+            int blocks = default_blocks(K, rows);
+            int tables = index_layout_tables(K, blocks);
+            ASSERT_GT(tables, 0) << K << " " << rows;
+            ASSERT_LE(tables, std::max(kDefaultMaxTables, K + 1));
+            ASSERT_GE(tables, last) << K << " " << rows;
+            last = tables;
+        }
+    }
+}
+
+TEST(BlockLayout, PrefixRange) {
+    KeyRange r = prefix_range(0xABCD'0000'0000'1234u, 16);
+    EXPECT_EQ(r.lo, 0xABCD'0000'0000'0000u);
+    EXPECT_EQ(r.hi, 0xABCD'FFFF'FFFF'FFFFu);
+    EXPECT_EQ(prefix_range(5, 64).lo, 5u);
+    EXPECT_EQ(prefix_range(5, 0).hi, ~0ull);
+}
+
+TEST(BlockLayout, ProbeFraction) {
+    EXPECT_DOUBLE_EQ(probe_fraction(make_layout(3, 4), 3), 4.0 / 65536);
+    EXPECT_DOUBLE_EQ(probe_fraction(make_layout(3, 5), 3), 6.0 / (1 << 26) + 4.0 / (1 << 25));
+    EXPECT_TRUE(std::isinf(probe_fraction(make_layout(3, 4), 4)));
+    EXPECT_GT(probe_fraction(make_layout(32, 33), 32), 1.0);
+}

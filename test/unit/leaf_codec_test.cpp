@@ -1,0 +1,227 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "leaf_codec.hpp"
+
+using namespace simhash::index;
+
+namespace {
+
+constexpr std::size_t kArea = 8192;
+
+struct Buf {
+    std::vector<std::uint8_t> bytes = std::vector<std::uint8_t>(kArea + kLeafReadSlack);
+    std::size_t n = 0;
+};
+
+Buf write(std::vector<EntryKey> packed, const std::vector<EntryKey> &tail = {}) {
+    std::sort(packed.begin(), packed.end(), key_less);
+    Buf b;
+    b.n = leaf_write(packed.data(), packed.size(), tail.data(), tail.size(), b.bytes.data());
+    return b;
+}
+
+std::vector<EntryKey> all_of(const Buf &b) {
+    Leaf leaf(b.bytes.data(), b.n);
+    std::vector<EntryKey> out(leaf.size());
+    leaf.unpack(out.data());
+    return out;
+}
+
+bool same(const EntryKey &a, const EntryKey &b) { return compare_keys(a, b) == 0; }
+
+void expect_round_trip(const std::vector<EntryKey> &in) {
+    Buf b = write(in);
+    std::vector<EntryKey> want = in;
+    std::sort(want.begin(), want.end(), key_less);
+    std::vector<EntryKey> got = all_of(b);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same(got[i], want[i])) << i;
+    std::size_t bad;
+    EXPECT_EQ(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, false, {}, &bad), nullptr);
+    PackSizer sizer;
+    for (const EntryKey &e : in) sizer.add(e);
+    EXPECT_EQ(sizer.bytes(), b.n);
+}
+
+}  // namespace
+
+TEST(LeafCodec, EmptyLeaf) {
+    Buf b;
+    b.n = leaf_init(b.bytes.data());
+    EXPECT_EQ(b.n, kPackedHeaderSize);
+    Leaf leaf(b.bytes.data(), b.n);
+    EXPECT_EQ(leaf.size(), 0u);
+    std::uint16_t out[1];
+    EXPECT_EQ(leaf.near(0, ~0ull, 0, 64, out), 0u);
+    EXPECT_FALSE(leaf.contains({0, 0, 0}));
+}
+
+TEST(LeafCodec, IdenticalKeysPackToTidBitsOnly) {
+    std::vector<EntryKey> in;
+    for (std::uint16_t o = 1; o <= 200; ++o) in.push_back({0xDEADBEEFCAFEF00Dull, 7, o});
+    expect_round_trip(in);
+    Buf b = write(in);
+    EXPECT_EQ(packed_header(b.bytes.data()).suffix_bits(), 0);
+    EXPECT_EQ(packed_header(b.bytes.data()).entry_bits(), 8);  // offsets up to 200, one block
+}
+
+TEST(LeafCodec, ExtremeWidths) {
+    // Full 64-bit spread, the widest block range and offsets up to 2047.
+    expect_round_trip({{0, 0, 1}, {~0ull, 0xFFFFFFFFu, 2047}, {1ull << 63, 5, 0xFFFF}});
+    // One entry: every width zero except what the values need.
+    expect_round_trip({{0x0123456789ABCDEFull, 0xFFFFFFFFu, 2047}});
+    // The highest block, narrow range.
+    expect_round_trip({{5, 0xFFFFFFFFu, 3}, {6, 0xFFFFFFFEu, 1}});
+    Buf b = write({{0, 0, 0}, {~0ull, 0xFFFFFFFFu, 0xFFFF}});
+    EXPECT_EQ(packed_header(b.bytes.data()).entry_bits(), 112);
+}
+
+TEST(LeafCodec, RandomRoundTripAndTail) {
+    std::mt19937_64 rng(3);
+    std::vector<EntryKey> in, tail;
+    std::uint64_t prefix = rng() & 0xFFC0000000000000ull;
+    for (int i = 0; i < 600; ++i)
+        in.push_back({prefix | (rng() >> 10), static_cast<std::uint32_t>(rng() % 9000), static_cast<std::uint16_t>(1 + rng() % 180)});
+    expect_round_trip(in);
+    for (int i = 0; i < 30; ++i) tail.push_back({rng(), static_cast<std::uint32_t>(rng()), static_cast<std::uint16_t>(rng())});
+    Buf b = write(in, tail);
+    Leaf leaf(b.bytes.data(), b.n);
+    EXPECT_EQ(leaf.packed_count(), 600u);
+    EXPECT_EQ(leaf.tail_count(), 30u);
+    for (std::size_t j = 0; j < tail.size(); ++j) EXPECT_TRUE(same(leaf.get(600 + j), tail[j]));
+    for (const EntryKey &e : in) EXPECT_TRUE(leaf.contains(e));
+    for (const EntryKey &e : tail) EXPECT_TRUE(leaf.contains(e));
+    EXPECT_FALSE(leaf.contains({in[0].key, in[0].block, static_cast<std::uint16_t>(in[0].offset + 1000)}));
+    // ~9.4 bytes per entry: 54 suffix bits, 14 block bits, 8 offset bits.
+    EXPECT_LE(packed_header(b.bytes.data()).entry_bits(), 76);
+}
+
+TEST(LeafCodec, BoundsBinarySearch) {
+    std::vector<EntryKey> in;
+    for (std::uint32_t i = 0; i < 100; ++i) in.push_back({0x4000000000000000ull + (i / 3) * 10, i, 1});
+    Buf b = write(in);
+    Leaf leaf(b.bytes.data(), b.n);
+    EXPECT_EQ(leaf.lower_bound(0), 0u);
+    EXPECT_EQ(leaf.lower_bound(~0ull), 100u);
+    EXPECT_EQ(leaf.upper_bound(~0ull), 100u);
+    EXPECT_EQ(leaf.lower_bound(0x4000000000000000ull + 10), 3u);
+    EXPECT_EQ(leaf.upper_bound(0x4000000000000000ull + 10), 6u);
+    EXPECT_EQ(leaf.lower_bound(0x4000000000000000ull + 11), 6u);
+}
+
+TEST(LeafCodec, NearEqualsBruteForce) {
+    std::mt19937_64 rng(11);
+    const std::uint64_t q = rng();
+    std::vector<EntryKey> in, tail;
+    for (std::uint32_t i = 0; i < 500; ++i) {
+        std::uint64_t flips = i % 65 == 64 ? ~0ull : (1ull << (i % 65)) - 1;
+        std::uint64_t key = i % 3 == 0 ? q ^ flips : (q & 0xFFFF000000000000ull) | (rng() >> 16);
+        in.push_back({key, i, 1});
+    }
+    for (std::uint32_t i = 0; i < 20; ++i) tail.push_back({i % 2 ? q ^ (1ull << i) : rng(), 1000 + i, 2});
+    Buf b = write(in, tail);
+    Leaf leaf(b.bytes.data(), b.n);
+    std::vector<EntryKey> every = all_of(b);
+    std::vector<std::uint16_t> out(every.size());
+    const std::uint64_t ranges[][2] = {{0, ~0ull}, {q & 0xFFFF000000000000ull, q | 0x0000FFFFFFFFFFFFull}, {q, q}, {5, 4}};
+    for (const auto &r : ranges) {
+        for (int radius = -1; radius <= 64; ++radius) {
+            std::size_t m = leaf.near(r[0], r[1], q, radius, out.data());
+            std::vector<std::uint16_t> want;
+            for (std::size_t i = 0; i < every.size(); ++i)
+                if (r[0] <= r[1] && every[i].key >= r[0] && every[i].key <= r[1] &&
+                    __builtin_popcountll(every[i].key ^ q) <= radius)
+                    want.push_back(static_cast<std::uint16_t>(i));
+            ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << "radius " << radius;
+        }
+    }
+}
+
+TEST(LeafCodec, CheckFindsDisorderAndRange) {
+    std::vector<EntryKey> in = {{10, 1, 1}, {20, 1, 1}, {30, 1, 1}};
+    Buf b = write(in);
+    std::size_t bad;
+    EXPECT_EQ(leaf_check(b.bytes.data(), b.n, {10, 1, 1}, true, {31, 0, 0}, &bad), nullptr);
+    EXPECT_NE(leaf_check(b.bytes.data(), b.n, {11, 0, 0}, false, {}, &bad), nullptr);
+    EXPECT_EQ(bad, 0u);
+    EXPECT_NE(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, true, {30, 1, 1}, &bad), nullptr);
+    EXPECT_EQ(bad, 2u);
+    EXPECT_NE(leaf_check(b.bytes.data(), b.n - 1, {0, 0, 0}, false, {}, &bad), nullptr);
+    // Unsorted input written as a segment.
+    Buf u;
+    u.n = leaf_write(std::vector<EntryKey>{{10, 1, 1}, {30, 1, 1}, {20, 1, 1}}.data(), 3, nullptr, 0, u.bytes.data());
+    EXPECT_NE(leaf_check(u.bytes.data(), u.n, {0, 0, 0}, false, {}, &bad), nullptr);
+    // A tail entry outside the range.
+    Buf t = write(in, {{40, 0, 0}});
+    EXPECT_NE(leaf_check(t.bytes.data(), t.n, {0, 0, 0}, true, {35, 0, 0}, &bad), nullptr);
+    EXPECT_EQ(bad, 3u);
+}
+
+TEST(LeafCodec, SplitFullyPackedNearMedian) {
+    std::mt19937_64 rng(5);
+    std::vector<EntryKey> in, tail;
+    for (std::uint32_t i = 0; i < 700; ++i) in.push_back({rng() >> 8, i, 1});
+    for (std::uint32_t i = 0; i < 40; ++i) tail.push_back({rng() >> 8, 5000 + i, 2});
+    Buf b = write(in, tail);
+    std::vector<EntryKey> scratch(2 * (in.size() + tail.size()));
+    Buf l, r;
+    LeafSplit s;
+    ASSERT_TRUE(leaf_split(b.bytes.data(), b.n, 7000, 8000, scratch.data(), l.bytes.data(), r.bytes.data(), &s));
+    l.n = s.left_bytes;
+    r.n = s.right_bytes;
+    Leaf left(l.bytes.data(), l.n), right(r.bytes.data(), r.n);
+    EXPECT_EQ(left.tail_count() + right.tail_count(), 0u);
+    EXPECT_EQ(left.size() + right.size(), 740u);
+    EXPECT_EQ(left.size(), 370u);
+    std::size_t bad;
+    EXPECT_EQ(leaf_check(l.bytes.data(), l.n, {0, 0, 0}, true, s.separator, &bad), nullptr);
+    EXPECT_EQ(leaf_check(r.bytes.data(), r.n, s.separator, false, {}, &bad), nullptr);
+    for (const EntryKey &e : tail) EXPECT_TRUE(left.contains(e) || right.contains(e));
+}
+
+TEST(LeafCodec, SplitKeepsTailWhenPackingWidens) {
+    // A dense segment (identical keys: 9 bits each) and one far key at each
+    // end in the tail: any half holding a far key needs ~80 bits per entry.
+    std::vector<EntryKey> in, tail = {{0, 1, 1}, {~0ull, 1, 1}};
+    for (std::uint32_t i = 0; i < 2400; ++i) in.push_back({1ull << 62, i / 200, static_cast<std::uint16_t>(1 + i % 200)});
+    Buf b = write(in, tail);
+    ASSERT_LT(b.n, 4000u);
+    std::vector<EntryKey> scratch(2 * 2402);
+    Buf l, r;
+    LeafSplit s;
+    ASSERT_TRUE(leaf_split(b.bytes.data(), b.n, 3000, 4000, scratch.data(), l.bytes.data(), r.bytes.data(), &s));
+    Leaf left(l.bytes.data(), s.left_bytes), right(r.bytes.data(), s.right_bytes);
+    EXPECT_EQ(left.tail_count(), 1u);
+    EXPECT_EQ(right.tail_count(), 1u);
+    EXPECT_EQ(left.size() + right.size(), 2402u);
+    std::size_t bad;
+    EXPECT_EQ(leaf_check(l.bytes.data(), s.left_bytes, {0, 0, 0}, true, s.separator, &bad), nullptr);
+    EXPECT_EQ(leaf_check(r.bytes.data(), s.right_bytes, s.separator, false, {}, &bad), nullptr);
+}
+
+TEST(LeafCodec, NearEqualsBruteForceOnNarrowSuffixes) {
+    // Suffixes of 57 bits and fewer take the 8-byte-load loop.
+    std::mt19937_64 rng(13);
+    for (int prefix : {7, 10, 30, 63, 64}) {
+        const std::uint64_t high = prefix == 0 ? 0 : ~0ull << (64 - prefix);
+        const std::uint64_t base = rng() & high, q = base ^ (rng() & ~high & 0x0F0F0F0F0F0F0F0Full);
+        std::vector<EntryKey> in;
+        for (std::uint32_t i = 0; i < 300; ++i)
+            in.push_back({base | ((i % 2 ? q : rng()) & ~high), static_cast<std::uint32_t>(rng() % 70000), static_cast<std::uint16_t>(i)});
+        Buf b = write(in);
+        Leaf leaf(b.bytes.data(), b.n);
+        std::vector<EntryKey> every = all_of(b);
+        std::vector<std::uint16_t> out(every.size());
+        for (int radius = 0; radius <= 64; radius += 3) {
+            std::size_t m = leaf.near(0, ~0ull, q, radius, out.data());
+            std::vector<std::uint16_t> want;
+            for (std::size_t i = 0; i < every.size(); ++i)
+                if (__builtin_popcountll(every[i].key ^ q) <= radius) want.push_back(static_cast<std::uint16_t>(i));
+            ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << prefix << " " << radius;
+        }
+    }
+}
