@@ -16,8 +16,38 @@ inline std::uint64_t low_mask(int bits) noexcept { return bits >= 64 ? ~std::uin
 inline std::uint64_t high_mask(int bits) noexcept { return bits <= 0 ? 0 : ~std::uint64_t{0} << (64 - bits); }
 inline int bit_width(std::uint64_t v) noexcept { return v == 0 ? 0 : 64 - __builtin_clzll(v); }
 
-std::size_t segment_bytes(std::size_t n, int entry_bits) noexcept {
-    return kPackedHeaderSize + (n * static_cast<std::size_t>(entry_bits) + 7) / 8;
+std::size_t segment_bytes(const PackedHeader &h) noexcept {
+    return kPackedHeaderSize + h.directory_bytes() + (h.count * static_cast<std::size_t>(h.entry_bits()) + 7) / 8;
+}
+
+// The bucket of a key: its bucket_bits bits after the prefix.
+inline std::uint32_t bucket_bits_of(std::uint64_t key, int suffix_bits, int bucket_bits) noexcept {
+    if (bucket_bits == 0) return 0;
+    return static_cast<std::uint32_t>((key & low_mask(suffix_bits)) >> (suffix_bits - bucket_bits));
+}
+
+// The widths of a segment of n entries with keys min_key..max_key and the
+// given TID widths, with the bucket bits that make it smallest (the fewest
+// on a tie). The writer and PackSizer both decide here, so they agree.
+PackedHeader plan_segment(std::size_t n, std::uint64_t min_key, std::uint64_t max_key, int block_bits,
+                          int offset_bits) noexcept {
+    PackedHeader h{};
+    h.count = n;
+    h.prefix_len = n == 0 || min_key == max_key ? 64 : __builtin_clzll(min_key ^ max_key);
+    h.block_bits = block_bits;
+    h.offset_bits = offset_bits;
+    h.prefix = n == 0 ? 0 : min_key & high_mask(h.prefix_len);
+    h.buckets = 1;
+    h.bytes = segment_bytes(h);
+    PackedHeader best = h;
+    for (int b = 1; b <= std::min(kMaxBucketBits, h.suffix_bits()); ++b) {
+        h.bucket_bits = b;
+        h.first_bucket = bucket_bits_of(min_key, h.suffix_bits(), b);
+        h.buckets = bucket_bits_of(max_key, h.suffix_bits(), b) - h.first_bucket + 1;
+        h.bytes = segment_bytes(h);
+        if (h.bytes < best.bytes) best = h;
+    }
+    return best;
 }
 
 // The entry_bits-wide field at bit `bit` of the packed entries, low bits first.
@@ -80,7 +110,7 @@ std::size_t near_segment(const std::uint8_t *entries, std::size_t from, std::siz
 
 PackedHeader packed_header(const std::uint8_t *area) noexcept {
     PackedHeader h;
-    std::uint16_t count, bytes;
+    std::uint16_t count, bytes, first_bucket, buckets;
     std::memcpy(&count, area, 2);
     std::memcpy(&bytes, area + 2, 2);
     h.count = count;
@@ -88,8 +118,13 @@ PackedHeader packed_header(const std::uint8_t *area) noexcept {
     h.prefix_len = area[4];
     h.block_bits = area[5];
     h.offset_bits = area[6];
+    h.bucket_bits = area[7];
     std::memcpy(&h.prefix, area + 8, 8);
     std::memcpy(&h.base_block, area + 16, 4);
+    std::memcpy(&first_bucket, area + 20, 2);
+    std::memcpy(&buckets, area + 22, 2);
+    h.first_bucket = first_bucket;
+    h.buckets = buckets;
     return h;
 }
 
@@ -108,10 +143,7 @@ void PackSizer::add(const EntryKey &e) noexcept {
 
 std::size_t PackSizer::bytes() const noexcept {
     if (n_ > kMaxPackedEntries) return std::numeric_limits<std::size_t>::max() / 2;
-    if (n_ == 0) return kPackedHeaderSize;
-    int prefix = min_key_ == max_key_ ? 64 : __builtin_clzll(min_key_ ^ max_key_);
-    int bits = 64 - prefix + bit_width(max_block_ - min_block_) + bit_width(max_offset_);
-    return segment_bytes(n_, bits);
+    return plan_segment(n_, min_key_, max_key_, bit_width(max_block_ - min_block_), bit_width(max_offset_)).bytes;
 }
 
 std::size_t PackSizer::bytes_with(const EntryKey &e) const noexcept {
@@ -122,7 +154,6 @@ std::size_t PackSizer::bytes_with(const EntryKey &e) const noexcept {
 
 std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *tail, std::size_t nt,
                        std::uint8_t *area) noexcept {
-    int prefix_len = np == 0 ? 64 : packed[0].key == packed[np - 1].key ? 64 : __builtin_clzll(packed[0].key ^ packed[np - 1].key);
     std::uint32_t base = np == 0 ? 0 : packed[0].block, top = base;
     std::uint16_t max_offset = 0;
     for (std::size_t i = 0; i < np; ++i) {
@@ -130,59 +161,104 @@ std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *t
         top = std::max(top, packed[i].block);
         max_offset = std::max(max_offset, packed[i].offset);
     }
-    int block_bits = bit_width(top - base), offset_bits = bit_width(max_offset);
-    int suffix_bits = 64 - prefix_len, entry_bits = suffix_bits + block_bits + offset_bits;
-    std::size_t bytes = segment_bytes(np, entry_bits);
+    PackedHeader h = plan_segment(np, np == 0 ? 0 : packed[0].key, np == 0 ? 0 : packed[np - 1].key,
+                                  bit_width(top - base), bit_width(max_offset));
+    h.base_block = base;
 
-    std::uint16_t count16 = static_cast<std::uint16_t>(np), bytes16 = static_cast<std::uint16_t>(bytes);
-    std::uint64_t prefix = np == 0 ? 0 : packed[0].key & high_mask(prefix_len);
+    std::uint16_t count16 = static_cast<std::uint16_t>(np), bytes16 = static_cast<std::uint16_t>(h.bytes),
+                  first16 = static_cast<std::uint16_t>(h.first_bucket), buckets16 = static_cast<std::uint16_t>(h.buckets);
     std::memcpy(area, &count16, 2);
     std::memcpy(area + 2, &bytes16, 2);
-    area[4] = static_cast<std::uint8_t>(prefix_len);
-    area[5] = static_cast<std::uint8_t>(block_bits);
-    area[6] = static_cast<std::uint8_t>(offset_bits);
-    area[7] = 0;
-    std::memcpy(area + 8, &prefix, 8);
+    area[4] = static_cast<std::uint8_t>(h.prefix_len);
+    area[5] = static_cast<std::uint8_t>(h.block_bits);
+    area[6] = static_cast<std::uint8_t>(h.offset_bits);
+    area[7] = static_cast<std::uint8_t>(h.bucket_bits);
+    std::memcpy(area + 8, &h.prefix, 8);
     std::memcpy(area + 16, &base, 4);
+    std::memcpy(area + 20, &first16, 2);
+    std::memcpy(area + 22, &buckets16, 2);
 
-    std::uint8_t *entries = area + kPackedHeaderSize;
-    std::size_t end = bytes - kPackedHeaderSize;
-    std::memset(entries, 0, end);
-    std::uint64_t suffix_mask = low_mask(suffix_bits);
-    for (std::size_t i = 0; i < np; ++i) {
-        std::uint64_t rest = (packed[i].block - base) | (std::uint64_t{packed[i].offset} << block_bits);
-        u128 v = (packed[i].key & suffix_mask) | (static_cast<u128>(rest) << suffix_bits);
-        store_bits(entries, end, i * entry_bits, v);
+    std::uint8_t *directory = area + kPackedHeaderSize;
+    std::uint8_t *entries = directory + h.directory_bytes();
+    std::memset(directory, 0, h.bytes - kPackedHeaderSize);
+    // Bucket j > 0 starts at the first entry whose bucket is j or more.
+    std::size_t i = 0;
+    for (std::uint32_t j = 1; j < h.buckets; ++j) {
+        while (i < np && bucket_bits_of(packed[i].key, h.suffix_bits(), h.bucket_bits) - h.first_bucket < j) ++i;
+        store_bits(directory, h.directory_bytes(), (j - 1) * h.directory_bits(), i);
     }
-    for (std::size_t i = 0; i < nt; ++i) leaf_put(area + bytes, i, tail[i]);
-    return bytes + nt * kLeafEntrySize;
+    std::size_t end = h.bytes - kPackedHeaderSize - h.directory_bytes();
+    std::uint64_t mask = low_mask(h.low_bits());
+    for (std::size_t k = 0; k < np; ++k) {
+        std::uint64_t rest = (packed[k].block - base) | (std::uint64_t{packed[k].offset} << h.block_bits);
+        u128 v = (packed[k].key & mask) | (static_cast<u128>(rest) << h.low_bits());
+        store_bits(entries, end, k * h.entry_bits(), v);
+    }
+    for (std::size_t k = 0; k < nt; ++k) leaf_put(area + h.bytes, k, tail[k]);
+    return h.bytes + nt * kLeafEntrySize;
 }
 
 Leaf::Leaf(const std::uint8_t *area, std::size_t bytes) noexcept : area_(area), h_(packed_header(area)) {
+    entries_ = area + kPackedHeaderSize + h_.directory_bytes();
     tail_n_ = (bytes - h_.bytes) / kLeafEntrySize;
     suffix_mask_ = low_mask(h_.suffix_bits());
+    low_mask_ = low_mask(h_.low_bits());
 }
 
-EntryKey Leaf::get(std::size_t i) const noexcept {
-    if (i >= h_.count) return leaf_get(area_ + h_.bytes, i - h_.count);
-    u128 v = load_bits(area_ + kPackedHeaderSize, i * h_.entry_bits());
-    std::uint64_t rest = static_cast<std::uint64_t>(v >> h_.suffix_bits());
+std::size_t Leaf::bucket_start(std::size_t j) const noexcept {
+    if (j == 0) return 0;
+    if (j >= h_.buckets) return h_.count;
+    std::size_t bit = (j - 1) * h_.directory_bits();
+    std::uint32_t v;
+    std::memcpy(&v, area_ + kPackedHeaderSize + bit / 8, sizeof(v));
+    return (v >> (bit % 8)) & low_mask(h_.directory_bits());
+}
+
+std::size_t Leaf::bucket_of(std::size_t i) const noexcept {
+    // The last bucket starting at or before i (empty buckets start where the next does).
+    std::size_t lo = 0, hi = h_.buckets;
+    while (hi - lo > 1) {
+        std::size_t mid = lo + (hi - lo) / 2;
+        if (bucket_start(mid) <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+std::uint64_t Leaf::low_key(std::size_t i) const noexcept {
+    return static_cast<std::uint64_t>(load_bits(entries_, i * h_.entry_bits())) & low_mask_;
+}
+
+EntryKey Leaf::decode(std::size_t i, std::size_t bucket) const noexcept {
+    u128 v = load_bits(entries_, i * h_.entry_bits());
+    std::uint64_t rest = static_cast<std::uint64_t>(v >> h_.low_bits());
     EntryKey e;
-    e.key = h_.prefix | (static_cast<std::uint64_t>(v) & suffix_mask_);
+    e.key = h_.prefix | (static_cast<std::uint64_t>(v) & low_mask_);
+    if (h_.bucket_bits > 0) e.key |= (std::uint64_t{h_.first_bucket} + bucket) << h_.low_bits();
     e.block = h_.base_block + static_cast<std::uint32_t>(rest & low_mask(h_.block_bits));
     e.offset = static_cast<std::uint16_t>((rest >> h_.block_bits) & low_mask(h_.offset_bits));
     return e;
 }
 
+EntryKey Leaf::get(std::size_t i) const noexcept {
+    if (i >= h_.count) return leaf_get(area_ + h_.bytes, i - h_.count);
+    return decode(i, h_.bucket_bits > 0 ? bucket_of(i) : 0);
+}
+
 std::size_t Leaf::lower_bound(std::uint64_t key) const noexcept {
     std::uint64_t pmask = ~suffix_mask_;
     if ((key & pmask) != h_.prefix) return (key & pmask) < h_.prefix ? 0 : h_.count;
-    std::uint64_t want = key & suffix_mask_;
-    std::size_t lo = 0, hi = h_.count;
-    const std::uint8_t *entries = area_ + kPackedHeaderSize;
+    std::uint32_t b = bucket_bits_of(key, h_.suffix_bits(), h_.bucket_bits);
+    if (b < h_.first_bucket) return 0;
+    if (b - h_.first_bucket >= h_.buckets) return h_.count;
+    std::size_t j = b - h_.first_bucket;
+    std::uint64_t want = key & low_mask_;
+    std::size_t lo = bucket_start(j), hi = bucket_start(j + 1);
     while (lo < hi) {
         std::size_t mid = lo + (hi - lo) / 2;
-        if ((static_cast<std::uint64_t>(load_bits(entries, mid * h_.entry_bits())) & suffix_mask_) < want)
+        if (low_key(mid) < want)
             lo = mid + 1;
         else
             hi = mid;
@@ -201,8 +277,14 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
     int prefix_distance = __builtin_popcountll((h_.prefix ^ qkey) & ~suffix_mask_);
     if (h_.count > 0 && prefix_distance <= radius) {
         std::size_t from = lower_bound(lo), to = upper_bound(hi);
-        m = near_segment(area_ + kPackedHeaderSize, from, to, h_.entry_bits(), suffix_mask_, qkey & suffix_mask_,
-                         radius - prefix_distance, out);
+        std::uint32_t qbucket = bucket_bits_of(qkey, h_.suffix_bits(), h_.bucket_bits);
+        for (std::size_t j = from < to ? bucket_of(from) : h_.buckets; j < h_.buckets; ++j) {
+            std::size_t a = std::max(from, bucket_start(j)), b = std::min(to, bucket_start(j + 1));
+            if (a >= to) break;
+            int d = prefix_distance + __builtin_popcount((h_.first_bucket + j) ^ qbucket);
+            if (a < b && d <= radius)
+                m += near_segment(entries_, a, b, h_.entry_bits(), low_mask_, qkey & low_mask_, radius - d, out + m);
+        }
     }
     for (std::size_t j = 0; j < tail_n_; ++j) {
         std::uint64_t key;
@@ -225,7 +307,9 @@ bool Leaf::contains(const EntryKey &e) const noexcept {
 }
 
 std::size_t Leaf::unpack(EntryKey *out) const noexcept {
-    for (std::size_t i = 0; i < size(); ++i) out[i] = get(i);
+    for (std::size_t j = 0, i = 0; j < h_.buckets; ++j)
+        for (std::size_t end = bucket_start(j + 1); i < end; ++i) out[i] = decode(i, j);
+    for (std::size_t j = 0; j < tail_n_; ++j) out[h_.count + j] = leaf_get(area_ + h_.bytes, j);
     return size();
 }
 
@@ -234,23 +318,35 @@ const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryK
     *bad = 0;
     if (bytes < kPackedHeaderSize) return "leaf shorter than its header";
     PackedHeader h = packed_header(area);
-    if (h.prefix_len > 64 || h.block_bits > 32 || h.offset_bits > 16 || area[7] != 0)
+    if (h.prefix_len > 64 || h.block_bits > 32 || h.offset_bits > 16 || h.bucket_bits > kMaxBucketBits ||
+        h.bucket_bits > h.suffix_bits())
         return "packed header widths out of range";
     if (h.count > kMaxPackedEntries) return "too many packed entries";
-    if (h.bytes != segment_bytes(h.count, h.entry_bits())) return "packed length disagrees with count and widths";
+    if (h.buckets == 0 || h.first_bucket + std::uint64_t{h.buckets} > (std::uint64_t{1} << h.bucket_bits))
+        return "packed bucket range out of range";
+    if (h.bytes != segment_bytes(h)) return "packed length disagrees with count and widths";
     if (h.bytes > bytes || (bytes - h.bytes) % kLeafEntrySize != 0) return "packed length disagrees with the leaf's";
     if ((h.prefix & low_mask(h.suffix_bits())) != 0) return "packed prefix has bits below its length";
     Leaf leaf(area, bytes);
-    const std::uint8_t *entries = area + kPackedHeaderSize;
-    for (std::size_t i = 0; i < leaf.size(); ++i) {
-        *bad = i;
-        if (i < h.count) {
-            u128 v = load_bits(entries, i * h.entry_bits());
-            std::uint64_t delta = static_cast<std::uint64_t>(v >> h.suffix_bits()) & low_mask(h.block_bits);
+    for (std::size_t j = 1; j <= h.buckets; ++j)
+        if (leaf.bucket_start(j) < leaf.bucket_start(j - 1) || leaf.bucket_start(j) > h.count)
+            return "packed bucket directory out of order";
+    EntryKey prev{};
+    for (std::size_t j = 0, i = 0; j < h.buckets; ++j) {
+        for (std::size_t end = leaf.bucket_start(j + 1); i < end; ++i) {
+            *bad = i;
+            u128 v = load_bits(leaf.entries_, i * h.entry_bits());
+            std::uint64_t delta = static_cast<std::uint64_t>(v >> h.low_bits()) & low_mask(h.block_bits);
             if (std::uint64_t{h.base_block} + delta > std::numeric_limits<std::uint32_t>::max())
                 return "packed block past 2^32 - 1";
-            if (i > 0 && !key_less(leaf.get(i - 1), leaf.get(i))) return "packed entries out of order";
+            EntryKey e = leaf.decode(i, j);
+            if (i > 0 && !key_less(prev, e)) return "packed entries out of order";
+            if (key_less(e, low) || (has_high && !key_less(e, high))) return "leaf key out of range";
+            prev = e;
         }
+    }
+    for (std::size_t i = h.count; i < leaf.size(); ++i) {
+        *bad = i;
         EntryKey e = leaf.get(i);
         if (key_less(e, low) || (has_high && !key_less(e, high))) return "leaf key out of range";
     }

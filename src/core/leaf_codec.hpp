@@ -7,11 +7,21 @@
 // block, and the offset, each in the fewest bits the segment needs. Fixed
 // width gives random access, so a probe binary-searches the keys sharing its
 // prefix and a sweep XORs suffixes only (the prefix distance is one constant
-// per leaf). At 1M random rows an entry takes ~9.5 bytes instead of 14.
+// per leaf).
+//
+// The next `bucket_bits` bits of each key after the prefix are not stored per
+// entry either: a directory gives where each of their values (a bucket)
+// starts, for the buckets between the first and the last key's. A leaf of n
+// random keys spends ~log2(n) - 3 bits less per entry this way; the writer
+// picks the bucket bits that make the leaf smallest (0: no directory). A
+// probe narrows its binary search to one bucket, and a sweep skips buckets
+// whose bits alone are too far from the query. At 1M random rows an entry
+// takes ~8.7 bytes instead of 14.
 //
 // The tail keeps an insert a small append; when it is full the leaf is
 // repacked (or split) as a whole. Layout of the leaf's bytes:
-//   header (kPackedHeaderSize) | count entries of entry_bits() bits, LSB first
+//   header (kPackedHeaderSize) | directory: buckets - 1 starts of
+//   directory_bits() bits | count entries of entry_bits() bits, LSB first
 //   | tail entries (kLeafEntrySize each, unsorted)
 // Reading an entry of the segment loads 16 bytes, so up to kLeafReadSlack
 // bytes past the leaf's bytes must be readable (on a page, the special space).
@@ -23,7 +33,9 @@
 
 namespace simhash::index {
 
-constexpr std::size_t kPackedHeaderSize = 20;
+constexpr std::size_t kPackedHeaderSize = 24;
+// More buckets than this never pay for their directory on an 8 kB page.
+constexpr int kMaxBucketBits = 12;
 constexpr std::size_t kLeafReadSlack = 16;
 // Bounds positions (uint16) and scratch arrays; a full page of distinct
 // (key, TID) entries needs at least 12 bits each, so ~5,400 at most.
@@ -31,14 +43,20 @@ constexpr std::size_t kMaxPackedEntries = 8192;
 
 struct PackedHeader {
     std::size_t count;
-    std::size_t bytes;  // the header and the packed entries
+    std::size_t bytes;  // the header, the directory and the packed entries
     int prefix_len;     // bits shared by every key of the segment
     int block_bits;
     int offset_bits;
+    int bucket_bits;       // key bits after the prefix kept in the directory
     std::uint64_t prefix;  // those bits, the rest zero
     std::uint32_t base_block;
+    std::uint32_t first_bucket;  // the first key's bucket
+    std::uint32_t buckets;       // from the first key's bucket to the last's
     int suffix_bits() const noexcept { return 64 - prefix_len; }
-    int entry_bits() const noexcept { return suffix_bits() + block_bits + offset_bits; }
+    int low_bits() const noexcept { return suffix_bits() - bucket_bits; }  // the key bits each entry keeps
+    int entry_bits() const noexcept { return low_bits() + block_bits + offset_bits; }
+    int directory_bits() const noexcept { return 64 - __builtin_clzll(std::uint64_t{count} | 1); }
+    std::size_t directory_bytes() const noexcept { return ((buckets - 1) * directory_bits() + 7) / 8; }
 };
 
 PackedHeader packed_header(const std::uint8_t *area) noexcept;
@@ -91,14 +109,25 @@ class Leaf {
     std::size_t unpack(EntryKey *out) const noexcept;
 
   private:
+    friend const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryKey &low, bool has_high,
+                                  const EntryKey &high, std::size_t *bad) noexcept;
+    // Segment positions of bucket j (0 .. buckets - 1): [start(j), start(j + 1)).
+    std::size_t bucket_start(std::size_t j) const noexcept;
+    std::size_t bucket_of(std::size_t i) const noexcept;
+    EntryKey decode(std::size_t i, std::size_t bucket) const noexcept;
+    std::uint64_t low_key(std::size_t i) const noexcept;
+
     const std::uint8_t *area_;
+    const std::uint8_t *entries_;
     PackedHeader h_;
     std::size_t tail_n_;
     std::uint64_t suffix_mask_;
+    std::uint64_t low_mask_;
 };
 
 // What is wrong with untrusted leaf bytes (header inconsistent with the
-// length, widths out of range, segment not strictly sorted, blocks past
+// length, widths out of range, a directory out of order, segment not
+// strictly sorted, blocks past
 // 2^32 - 1, an entry outside [low, high)), or nullptr. *bad: the position.
 const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryKey &low, bool has_high,
                        const EntryKey &high, std::size_t *bad) noexcept;

@@ -225,3 +225,84 @@ TEST(LeafCodec, NearEqualsBruteForceOnNarrowSuffixes) {
         }
     }
 }
+
+namespace {
+
+// n random keys under a shared 10-bit prefix: a leaf of a ~10M-row table.
+std::vector<EntryKey> dense_leaf(std::mt19937_64 &rng, std::size_t n) {
+    const std::uint64_t prefix = rng() & 0xFFC0000000000000ull;
+    std::vector<EntryKey> in;
+    for (std::size_t i = 0; i < n; ++i)
+        in.push_back({prefix | (rng() >> 10), static_cast<std::uint32_t>(rng() % 60000), static_cast<std::uint16_t>(1 + rng() % 180)});
+    return in;
+}
+
+}  // namespace
+
+TEST(LeafCodec, DenseLeafMovesKeyBitsToTheDirectory) {
+    std::mt19937_64 rng(17);
+    std::vector<EntryKey> in = dense_leaf(rng, 800);
+    expect_round_trip(in);
+    Buf b = write(in);
+    PackedHeader h = packed_header(b.bytes.data());
+    EXPECT_GE(h.bucket_bits, 5);
+    // Without a directory each entry would keep all suffix bits.
+    std::size_t flat = kPackedHeaderSize + (in.size() * (h.suffix_bits() + h.block_bits + h.offset_bits) + 7) / 8;
+    EXPECT_LT(b.n + in.size() / 2, flat);  // at least 4 bits per entry saved, directory paid
+}
+
+TEST(LeafCodec, BoundsAndNearAcrossBuckets) {
+    std::mt19937_64 rng(19);
+    for (std::size_t n : {1u, 2u, 37u, 300u, 700u}) {
+        std::vector<EntryKey> in = dense_leaf(rng, n);
+        // Two clusters leave runs of empty buckets between them.
+        for (std::size_t i = 0; i < n / 4; ++i) in[i].key = (in[i].key & ~0x00FFFFFFFFFFFFFFull) | (rng() >> 40);
+        Buf b = write(in);
+        Leaf leaf(b.bytes.data(), b.n);
+        std::vector<EntryKey> every = all_of(b);
+        std::vector<std::uint64_t> keys;
+        for (const EntryKey &e : every) keys.push_back(e.key);
+        std::vector<std::uint64_t> probes = {0, ~0ull};
+        for (std::size_t i = 0; i < n; i += 1 + n / 50) {
+            probes.push_back(keys[i]);
+            probes.push_back(keys[i] - 1);
+            probes.push_back(keys[i] + 1);
+            probes.push_back((keys[i] & 0xFFC0000000000000ull) | (rng() >> 10));
+        }
+        for (std::uint64_t p : probes) {
+            ASSERT_EQ(leaf.lower_bound(p), static_cast<std::size_t>(std::lower_bound(keys.begin(), keys.end(), p) - keys.begin()));
+            ASSERT_EQ(leaf.upper_bound(p), static_cast<std::size_t>(std::upper_bound(keys.begin(), keys.end(), p) - keys.begin()));
+        }
+        std::vector<std::uint16_t> out(n);
+        for (std::size_t t = 0; t < 20; ++t) {
+            std::uint64_t q = keys[rng() % n] ^ (1ull << (rng() % 64)) ^ (1ull << (rng() % 64));
+            std::uint64_t lo = std::min(q, keys[rng() % n]), hi = std::max(q, keys[rng() % n]);
+            for (int radius : {0, 2, 3, 6, 20, 64}) {
+                std::size_t m = leaf.near(lo, hi, q, radius, out.data());
+                std::vector<std::uint16_t> want;
+                for (std::size_t i = 0; i < n; ++i)
+                    if (keys[i] >= lo && keys[i] <= hi && __builtin_popcountll(keys[i] ^ q) <= radius)
+                        want.push_back(static_cast<std::uint16_t>(i));
+                ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << n << " " << radius;
+            }
+        }
+    }
+}
+
+TEST(LeafCodec, CheckFindsABrokenDirectory) {
+    std::mt19937_64 rng(23);
+    Buf b = write(dense_leaf(rng, 800));
+    PackedHeader h = packed_header(b.bytes.data());
+    ASSERT_GT(h.buckets, 2u);
+    std::size_t bad;
+    ASSERT_EQ(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, false, {}, &bad), nullptr);
+    // The first bucket's end moved past the count.
+    b.bytes[kPackedHeaderSize] = 0xFF;
+    b.bytes[kPackedHeaderSize + 1] |= 0x3F;
+    EXPECT_NE(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, false, {}, &bad), nullptr);
+    // A bucket range wider than the bucket bits allow.
+    Buf c = write(dense_leaf(rng, 800));
+    c.bytes[20] = 0xFF;
+    c.bytes[21] = 0xFF;
+    EXPECT_NE(leaf_check(c.bytes.data(), c.n, {0, 0, 0}, false, {}, &bad), nullptr);
+}
