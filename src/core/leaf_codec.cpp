@@ -66,23 +66,54 @@ inline void store_bits(std::uint8_t *entries, std::size_t end, std::size_t bit, 
     std::memcpy(entries + at, &w, len);
 }
 
-inline std::size_t near_body(const std::uint8_t *entries, std::size_t from, std::size_t to, int entry_bits,
-                             std::uint64_t mask, std::uint64_t qsuffix, int radius, std::uint16_t *out) noexcept {
-    std::size_t m = 0, bit = from * entry_bits;
-    if (64 - __builtin_clzll(mask | 1) <= 57) {
-        // The usual case (suffixes of up to 57 bits): one 8-byte load per entry.
-        for (std::size_t i = from; i < to; ++i, bit += entry_bits) {
+// Where bucket j (1 .. buckets - 1) starts, from a directory of `bits`-bit positions.
+inline std::size_t directory_start(const std::uint8_t *directory, int bits, std::size_t j) noexcept {
+    std::size_t bit = (j - 1) * bits;
+    std::uint32_t v;
+    std::memcpy(&v, directory + bit / 8, sizeof(v));
+    return (v >> (bit % 8)) & low_mask(bits);
+}
+
+// A segment's buckets, and a query's bits split the same way.
+struct BucketSweep {
+    const std::uint8_t *directory, *entries;
+    int directory_bits, entry_bits;
+    std::uint32_t first_bucket, buckets;
+    std::size_t count;
+    std::uint64_t low_mask, qlow;
+    std::uint32_t qbucket;
+};
+
+// Positions in [from, to), starting in bucket j, within radius of the query.
+// Buckets hold ~8 entries, too few for a loop each (the loop exits would
+// cost more than the entries): the distance of each entry's bucket bits is
+// spread into `bucket_distance` first, by 16-byte stores that the next
+// bucket overwrites, and one branch-free pass adds it to the entries' own.
+// Always inlined, so that the POPCNT copy below really uses the instruction.
+__attribute__((always_inline)) inline std::size_t near_body(const BucketSweep &s, std::size_t from, std::size_t to, std::size_t j, int radius,
+                             std::uint16_t *out) noexcept {
+    std::uint8_t bucket_distance[kMaxPackedEntries + 16];
+    for (std::size_t start = j == 0 ? 0 : directory_start(s.directory, s.directory_bits, j); j < s.buckets && start < to; ++j) {
+        std::size_t next = j + 1 < s.buckets ? directory_start(s.directory, s.directory_bits, j + 1) : s.count;
+        int d = __builtin_popcount((s.first_bucket + static_cast<std::uint32_t>(j)) ^ s.qbucket);
+        for (std::size_t k = start; k < next; k += 16) std::memset(bucket_distance + k, d, 16);
+        start = next;
+    }
+    std::size_t m = 0, bit = from * s.entry_bits;
+    if (64 - __builtin_clzll(s.low_mask | 1) <= 57) {
+        // The usual case (stored key bits up to 57): one 8-byte load per entry.
+        for (std::size_t i = from; i < to; ++i, bit += s.entry_bits) {
             std::uint64_t v;
-            std::memcpy(&v, entries + bit / 8, sizeof(v));
+            std::memcpy(&v, s.entries + bit / 8, sizeof(v));
             out[m] = static_cast<std::uint16_t>(i);
-            m += __builtin_popcountll(((v >> (bit % 8)) & mask) ^ qsuffix) <= radius;  // branch-free: few pass
+            m += __builtin_popcountll(((v >> (bit % 8)) & s.low_mask) ^ s.qlow) + bucket_distance[i] <= radius;  // branch-free: few pass
         }
         return m;
     }
-    for (std::size_t i = from; i < to; ++i, bit += entry_bits) {
-        std::uint64_t suffix = static_cast<std::uint64_t>(load_bits(entries, bit)) & mask;
+    for (std::size_t i = from; i < to; ++i, bit += s.entry_bits) {
+        std::uint64_t low = static_cast<std::uint64_t>(load_bits(s.entries, bit)) & s.low_mask;
         out[m] = static_cast<std::uint16_t>(i);
-        m += __builtin_popcountll(suffix ^ qsuffix) <= radius;
+        m += __builtin_popcountll(low ^ s.qlow) + bucket_distance[i] <= radius;
     }
     return m;
 }
@@ -90,20 +121,18 @@ inline std::size_t near_body(const std::uint8_t *entries, std::size_t from, std:
 // PostgreSQL's build flags target baseline x86-64, where __builtin_popcountll
 // is a libgcc call; a copy compiled for POPCNT runs when the CPU has it.
 #if defined(__x86_64__)
-__attribute__((target("popcnt"))) std::size_t near_popcnt(const std::uint8_t *entries, std::size_t from,
-                                                           std::size_t to, int entry_bits, std::uint64_t mask,
-                                                           std::uint64_t qsuffix, int radius,
-                                                           std::uint16_t *out) noexcept {
-    return near_body(entries, from, to, entry_bits, mask, qsuffix, radius, out);
+__attribute__((target("popcnt"))) std::size_t near_popcnt(const BucketSweep &s, std::size_t from, std::size_t to,
+                                                           std::size_t j, int radius, std::uint16_t *out) noexcept {
+    return near_body(s, from, to, j, radius, out);
 }
 #endif
 
-std::size_t near_segment(const std::uint8_t *entries, std::size_t from, std::size_t to, int entry_bits,
-                         std::uint64_t mask, std::uint64_t qsuffix, int radius, std::uint16_t *out) noexcept {
+std::size_t near_segment(const BucketSweep &s, std::size_t from, std::size_t to, std::size_t j, int radius,
+                         std::uint16_t *out) noexcept {
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("popcnt")) return near_popcnt(entries, from, to, entry_bits, mask, qsuffix, radius, out);
+    if (__builtin_cpu_supports("popcnt")) return near_popcnt(s, from, to, j, radius, out);
 #endif
-    return near_body(entries, from, to, entry_bits, mask, qsuffix, radius, out);
+    return near_body(s, from, to, j, radius, out);
 }
 
 }  // namespace
@@ -208,14 +237,12 @@ Leaf::Leaf(const std::uint8_t *area, std::size_t bytes) noexcept : area_(area), 
 std::size_t Leaf::bucket_start(std::size_t j) const noexcept {
     if (j == 0) return 0;
     if (j >= h_.buckets) return h_.count;
-    std::size_t bit = (j - 1) * h_.directory_bits();
-    std::uint32_t v;
-    std::memcpy(&v, area_ + kPackedHeaderSize + bit / 8, sizeof(v));
-    return (v >> (bit % 8)) & low_mask(h_.directory_bits());
+    return directory_start(area_ + kPackedHeaderSize, h_.directory_bits(), j);
 }
 
 std::size_t Leaf::bucket_of(std::size_t i) const noexcept {
     // The last bucket starting at or before i (empty buckets start where the next does).
+    if (i == 0) return 0;  // a sweep's start: no directory reads before the entries'
     std::size_t lo = 0, hi = h_.buckets;
     while (hi - lo > 1) {
         std::size_t mid = lo + (hi - lo) / 2;
@@ -277,13 +304,11 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
     int prefix_distance = __builtin_popcountll((h_.prefix ^ qkey) & ~suffix_mask_);
     if (h_.count > 0 && prefix_distance <= radius) {
         std::size_t from = lower_bound(lo), to = upper_bound(hi);
-        std::uint32_t qbucket = bucket_bits_of(qkey, h_.suffix_bits(), h_.bucket_bits);
-        for (std::size_t j = from < to ? bucket_of(from) : h_.buckets; j < h_.buckets; ++j) {
-            std::size_t a = std::max(from, bucket_start(j)), b = std::min(to, bucket_start(j + 1));
-            if (a >= to) break;
-            int d = prefix_distance + __builtin_popcount((h_.first_bucket + j) ^ qbucket);
-            if (a < b && d <= radius)
-                m += near_segment(entries_, a, b, h_.entry_bits(), low_mask_, qkey & low_mask_, radius - d, out + m);
+        if (from < to) {
+            BucketSweep sweep{area_ + kPackedHeaderSize, entries_, h_.directory_bits(), h_.entry_bits(),
+                              h_.first_bucket, h_.buckets, h_.count, low_mask_, qkey & low_mask_,
+                              bucket_bits_of(qkey, h_.suffix_bits(), h_.bucket_bits)};
+            m = near_segment(sweep, from, to, h_.bucket_bits > 0 ? bucket_of(from) : 0, radius - prefix_distance, out);
         }
     }
     for (std::size_t j = 0; j < tail_n_; ++j) {
