@@ -26,25 +26,30 @@ inline std::uint32_t bucket_bits_of(std::uint64_t key, int suffix_bits, int buck
     return static_cast<std::uint32_t>((key & low_mask(suffix_bits)) >> (suffix_bits - bucket_bits));
 }
 
-// The widths of a segment of n entries with keys min_key..max_key and the
-// given TID widths, with the bucket bits that make it smallest (the fewest
-// on a tie). The writer and PackSizer both decide here, so they agree.
-PackedHeader plan_segment(std::size_t n, std::uint64_t min_key, std::uint64_t max_key, int block_bits,
-                          int offset_bits) noexcept {
+// The widths of a segment of n entries with keys min_key..max_key, the given
+// TID widths and `bucket_bits` bits of buckets (at most the suffix's).
+PackedHeader plan_with(std::size_t n, std::uint64_t min_key, std::uint64_t max_key, int block_bits, int offset_bits,
+                       int bucket_bits) noexcept {
     PackedHeader h{};
     h.count = n;
     h.prefix_len = n == 0 || min_key == max_key ? 64 : __builtin_clzll(min_key ^ max_key);
     h.block_bits = block_bits;
     h.offset_bits = offset_bits;
     h.prefix = n == 0 ? 0 : min_key & high_mask(h.prefix_len);
-    h.buckets = 1;
+    h.bucket_bits = std::min(bucket_bits, h.suffix_bits());
+    h.first_bucket = bucket_bits_of(min_key, h.suffix_bits(), h.bucket_bits);
+    h.buckets = bucket_bits_of(max_key, h.suffix_bits(), h.bucket_bits) - h.first_bucket + 1;
     h.bytes = segment_bytes(h);
-    PackedHeader best = h;
-    for (int b = 1; b <= std::min(kMaxBucketBits, h.suffix_bits()); ++b) {
-        h.bucket_bits = b;
-        h.first_bucket = bucket_bits_of(min_key, h.suffix_bits(), b);
-        h.buckets = bucket_bits_of(max_key, h.suffix_bits(), b) - h.first_bucket + 1;
-        h.bytes = segment_bytes(h);
+    return h;
+}
+
+// The same with the bucket bits that make the segment smallest (the fewest on
+// a tie). The writer and PackSizer both decide here, so they agree.
+PackedHeader plan_segment(std::size_t n, std::uint64_t min_key, std::uint64_t max_key, int block_bits,
+                          int offset_bits) noexcept {
+    PackedHeader best = plan_with(n, min_key, max_key, block_bits, offset_bits, 0);
+    for (int b = 1; b <= std::min(kMaxBucketBits, best.suffix_bits()); ++b) {
+        PackedHeader h = plan_with(n, min_key, max_key, block_bits, offset_bits, b);
         if (h.bytes < best.bytes) best = h;
     }
     return best;
@@ -175,10 +180,16 @@ std::size_t PackSizer::bytes() const noexcept {
     return plan_segment(n_, min_key_, max_key_, bit_width(max_block_ - min_block_), bit_width(max_offset_)).bytes;
 }
 
-std::size_t PackSizer::bytes_with(const EntryKey &e) const noexcept {
+bool PackSizer::fits_with(const EntryKey &e, std::size_t limit) noexcept {
     PackSizer s = *this;
     s.add(e);
-    return s.bytes();
+    if (s.n_ > kMaxPackedEntries) return false;
+    int block_bits = bit_width(s.max_block_ - s.min_block_), offset_bits = bit_width(s.max_offset_);
+    // Any bucket width that fits proves the smallest fits: try last time's first.
+    if (plan_with(s.n_, s.min_key_, s.max_key_, block_bits, offset_bits, bucket_hint_).bytes <= limit) return true;
+    PackedHeader best = plan_segment(s.n_, s.min_key_, s.max_key_, block_bits, offset_bits);
+    bucket_hint_ = best.bucket_bits;
+    return best.bytes <= limit;
 }
 
 std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *tail, std::size_t nt,
@@ -240,10 +251,10 @@ std::size_t Leaf::bucket_start(std::size_t j) const noexcept {
     return directory_start(area_ + kPackedHeaderSize, h_.directory_bits(), j);
 }
 
-std::size_t Leaf::bucket_of(std::size_t i) const noexcept {
+std::size_t Leaf::bucket_of(std::size_t i, std::size_t from_bucket) const noexcept {
     // The last bucket starting at or before i (empty buckets start where the next does).
     if (i == 0) return 0;  // a sweep's start: no directory reads before the entries'
-    std::size_t lo = 0, hi = h_.buckets;
+    std::size_t lo = from_bucket, hi = h_.buckets;
     while (hi - lo > 1) {
         std::size_t mid = lo + (hi - lo) / 2;
         if (bucket_start(mid) <= i)
@@ -272,6 +283,12 @@ EntryKey Leaf::decode(std::size_t i, std::size_t bucket) const noexcept {
 EntryKey Leaf::get(std::size_t i) const noexcept {
     if (i >= h_.count) return leaf_get(area_ + h_.bytes, i - h_.count);
     return decode(i, h_.bucket_bits > 0 ? bucket_of(i) : 0);
+}
+
+EntryKey Leaf::get(std::size_t i, std::size_t *cursor) const noexcept {
+    if (i >= h_.count || h_.bucket_bits == 0) return get(i);
+    if (bucket_start(*cursor + 1) <= i) *cursor = bucket_of(i, *cursor + 1);
+    return decode(i, *cursor);
 }
 
 std::size_t Leaf::lower_bound(std::uint64_t key) const noexcept {
@@ -386,8 +403,8 @@ bool split_packed(const EntryKey *all, std::size_t n, std::size_t limit, std::si
     // The longest prefix that fits, and the longest suffix that fits.
     PackSizer left, right;
     std::size_t left_max = 0, right_min = n;
-    while (left_max < n && left.bytes_with(all[left_max]) <= limit) left.add(all[left_max++]);
-    while (right_min > 0 && right.bytes_with(all[right_min - 1]) <= limit) right.add(all[--right_min]);
+    while (left_max < n && left.fits_with(all[left_max], limit)) left.add(all[left_max++]);
+    while (right_min > 0 && right.fits_with(all[right_min - 1], limit)) right.add(all[--right_min]);
     std::size_t lo = std::max<std::size_t>(1, right_min), hi = std::min(n - 1, left_max);
     if (lo > hi) return false;
     *at = std::clamp(n / 2, lo, hi);
@@ -402,7 +419,7 @@ bool leaf_split(const std::uint8_t *area, std::size_t bytes, std::size_t limit, 
     std::size_t n = leaf.unpack(scratch), np = leaf.packed_count();
     if (n < 2) return false;
     EntryKey *seg = scratch, *tail = scratch + np, *all = scratch + n;
-    std::sort(tail, scratch + n, key_less);
+    std::sort(tail, scratch + n, KeyLess());
     std::merge(seg, seg + np, tail, scratch + n, all, key_less);
     std::size_t at;
     if (split_packed(all, n, limit, &at)) {

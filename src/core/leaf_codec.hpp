@@ -66,10 +66,12 @@ PackedHeader packed_header(const std::uint8_t *area) noexcept;
 class PackSizer {
   public:
     void add(const EntryKey &e) noexcept;
-    // Bytes of the segment holding what was added (plus `e`); huge above
+    // Bytes of the segment holding what was added; huge above
     // kMaxPackedEntries, so that such a segment never fits.
     std::size_t bytes() const noexcept;
-    std::size_t bytes_with(const EntryKey &e) const noexcept;
+    // Whether the segment with `e` added would take at most `limit` bytes;
+    // cheaper than bytes() when called entry after entry.
+    bool fits_with(const EntryKey &e, std::size_t limit) noexcept;
     std::size_t count() const noexcept { return n_; }
 
   private:
@@ -77,6 +79,7 @@ class PackSizer {
     std::uint64_t min_key_ = 0, max_key_ = 0;
     std::uint32_t min_block_ = 0, max_block_ = 0;
     std::uint16_t max_offset_ = 0;
+    int bucket_hint_ = 0;  // the bucket bits fits_with last found smallest
 };
 
 // Writes a leaf of the sorted entries `packed` (np) followed by the tail
@@ -97,6 +100,10 @@ class Leaf {
     std::size_t tail_count() const noexcept { return tail_n_; }
     std::size_t size() const noexcept { return h_.count + tail_n_; }
     EntryKey get(std::size_t i) const noexcept;
+    // The same, for ascending positions (near()'s): *cursor, 0 before the
+    // first call, keeps the bucket found, so most calls read no directory
+    // but the next bucket's start.
+    EntryKey get(std::size_t i, std::size_t *cursor) const noexcept;
     // Segment positions of the first key >= key / > key.
     std::size_t lower_bound(std::uint64_t key) const noexcept;
     std::size_t upper_bound(std::uint64_t key) const noexcept;
@@ -113,7 +120,7 @@ class Leaf {
                                   const EntryKey &high, std::size_t *bad) noexcept;
     // Segment positions of bucket j (0 .. buckets - 1): [start(j), start(j + 1)).
     std::size_t bucket_start(std::size_t j) const noexcept;
-    std::size_t bucket_of(std::size_t i) const noexcept;
+    std::size_t bucket_of(std::size_t i, std::size_t from_bucket = 0) const noexcept;
     EntryKey decode(std::size_t i, std::size_t bucket) const noexcept;
     std::uint64_t low_key(std::size_t i) const noexcept;
 

@@ -62,10 +62,10 @@ void spill_buffer(BuildState *st) {
     if (st->spill == nullptr) st->spill = key_spill_create(st->tables + 1);
     for (int t = 0; t < st->tables; ++t) {
         rekey(st->layout, st->buf, st->n, t - 1, t);
-        std::sort(st->buf, st->buf + st->n, sx::key_less);
+        std::sort(st->buf, st->buf + st->n, sx::KeyLess());
         key_spill_add_run(st->spill, t, st->buf, st->n);
     }
-    std::sort(null_rows_of(st), st->buf + st->cap, sx::key_less);
+    std::sort(null_rows_of(st), st->buf + st->cap, sx::KeyLess());
     key_spill_add_run(st->spill, st->tables, null_rows_of(st), st->nnulls);
     st->n = 0;
     st->nnulls = 0;
@@ -161,7 +161,7 @@ class LeafWriter {
         : index_(index), table_(table), out_(out),
           pending_(static_cast<sx::EntryKey *>(palloc(sx::kMaxPackedEntries * sizeof(sx::EntryKey)))) {}
     void add(const sx::EntryKey &e) {
-        if (n_ > 0 && sizer_.bytes_with(e) > budget()) flush(&e);
+        if (n_ > 0 && !sizer_.fits_with(e, budget())) flush(&e);
         pending_[n_++] = e;
         sizer_.add(e);
     }
@@ -229,7 +229,7 @@ BlockNumber write_tree(Relation index, int table, SortedKeys *keys, sx::Internal
 // Sorts `n` keys in memory and writes them as one tree.
 BlockNumber write_sorted_array(Relation index, int table, sx::EntryKey *keys, Size n, sx::InternalEntry *a,
                                sx::InternalEntry *b) {
-    std::sort(keys, keys + n, sx::key_less);
+    std::sort(keys, keys + n, sx::KeyLess());
     ArrayKeys array{keys, keys + n};
     SortedKeys source{next_in_array, &array};
     return write_tree(index, table, &source, a, b);

@@ -101,7 +101,7 @@ static void leaf_repack(Relation index, Buffer buf, const sx::EntryKey &key) {
     sx::EntryKey *all = static_cast<sx::EntryKey *>(palloc((n + 1) * sizeof(sx::EntryKey)));
     leaf.unpack(all);
     all[n] = key;
-    std::sort(all, all + n + 1, sx::key_less);
+    std::sort(all, all + n + 1, sx::KeyLess());
     GenericXLogState *state = GenericXLogStart(index);
     Page page = GenericXLogRegisterBuffer(state, buf, 0);
     leaf_set_bytes(page, sx::leaf_write(all, n + 1, nullptr, 0, page_area(page)));

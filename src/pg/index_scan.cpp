@@ -162,9 +162,9 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
     // The radius only shrinks while the leaf is read: filter with today's,
     // then check each of the (few) candidates against the current one.
     uint16 near[kMaxLeafEntries];
-    size_t m = leaf.near(p.lo, p.hi, p.qkey, current_radius(p, st), near);
+    size_t m = leaf.near(p.lo, p.hi, p.qkey, current_radius(p, st), near), cursor = 0;
     for (size_t j = 0; j < m; ++j) {
-        sx::EntryKey e = leaf.get(near[j]);
+        sx::EntryKey e = leaf.get(near[j], &cursor);
         if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
         uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
         bool inside = true;

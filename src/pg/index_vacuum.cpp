@@ -58,7 +58,7 @@ extern "C" IndexBulkDeleteResult *simhash_ambulkdelete(IndexVacuumInfo *info, In
             sx::PackSizer sizer;
             for (size_t i = 0; i < kept; ++i) sizer.add(scratch[i]);
             if (sizer.bytes() <= leaf_repack_limit()) {
-                std::sort(scratch, scratch + kept, sx::key_less);
+                std::sort(scratch, scratch + kept, sx::KeyLess());
                 kept_packed = kept;
             }
             GenericXLogState *xlog = GenericXLogStart(info->index);

@@ -1,8 +1,9 @@
 // Fuzzes the packed leaf codec two ways. Entries decoded from the input
 // (keys narrowed to a shared prefix by the first byte, so every width occurs)
 // are written as a segment plus a tail: they read back unchanged, the
-// checker accepts them, near() equals a brute-force filter, contains() finds
-// each, and a split keeps every entry on the right side of its separator.
+// checker accepts them, near() equals a brute-force filter (and get() with
+// a cursor decodes its positions), contains() finds each, and a split keeps
+// every entry on the right side of its separator.
 // The raw input as leaf bytes (a corrupt page is untrusted input to
 // simhash_index_check): the checker never reads out of bounds, and whatever
 // it accepts obeys near() and contains() as above.
@@ -31,6 +32,9 @@ void check_near(const Leaf &leaf, std::uint64_t lo, std::uint64_t hi, std::uint6
         if (lo <= hi && all[i].key >= lo && all[i].key <= hi && __builtin_popcountll(all[i].key ^ q) <= radius)
             if (j >= m || out[j++] != i) __builtin_trap();
     if (j != m) __builtin_trap();
+    std::size_t cursor = 0;
+    for (std::size_t k = 0; k < m; ++k)
+        if (compare_keys(leaf.get(out[k], &cursor), all[out[k]]) != 0) __builtin_trap();
     for (const EntryKey &e : all)
         if (!leaf.contains(e)) __builtin_trap();
 }

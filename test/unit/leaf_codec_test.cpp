@@ -284,6 +284,8 @@ TEST(LeafCodec, BoundsAndNearAcrossBuckets) {
                     if (keys[i] >= lo && keys[i] <= hi && __builtin_popcountll(keys[i] ^ q) <= radius)
                         want.push_back(static_cast<std::uint16_t>(i));
                 ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << n << " " << radius;
+                std::size_t cursor = 0;
+                for (std::size_t k = 0; k < m; ++k) ASSERT_TRUE(same(leaf.get(out[k], &cursor), every[out[k]]));
             }
         }
     }
@@ -305,4 +307,19 @@ TEST(LeafCodec, CheckFindsABrokenDirectory) {
     c.bytes[20] = 0xFF;
     c.bytes[21] = 0xFF;
     EXPECT_NE(leaf_check(c.bytes.data(), c.n, {0, 0, 0}, false, {}, &bad), nullptr);
+}
+
+TEST(LeafCodec, FitsWithAgreesWithBytes) {
+    std::mt19937_64 rng(29);
+    std::vector<EntryKey> in = dense_leaf(rng, 1200);
+    in.push_back({0, 0, 1});  // a far key late: the smallest bucket width changes
+    for (std::size_t limit : {2000u, 7000u, 8000u, 20000u}) {
+        PackSizer sizer;
+        for (const EntryKey &e : in) {
+            PackSizer with = sizer;
+            with.add(e);
+            ASSERT_EQ(sizer.fits_with(e, limit), with.bytes() <= limit) << limit << " " << sizer.count();
+            sizer.add(e);
+        }
+    }
 }
