@@ -95,10 +95,11 @@ struct BucketSweep {
 // spread into `bucket_distance` first, by 16-byte stores that the next
 // bucket overwrites, and one branch-free pass adds it to the entries' own.
 // Always inlined, so that the POPCNT copy below really uses the instruction.
-__attribute__((always_inline)) inline std::size_t near_body(const BucketSweep &s, std::size_t from, std::size_t to, std::size_t j, int radius,
-                             std::uint16_t *out) noexcept {
+__attribute__((always_inline)) inline std::size_t near_body(const BucketSweep &s, std::size_t from, std::size_t to,
+                                                            std::size_t j, int radius, std::uint16_t *out) noexcept {
     std::uint8_t bucket_distance[kMaxPackedEntries + 16];
-    for (std::size_t start = j == 0 ? 0 : directory_start(s.directory, s.directory_bits, j); j < s.buckets && start < to; ++j) {
+    std::size_t start = j == 0 ? 0 : directory_start(s.directory, s.directory_bits, j);
+    for (; j < s.buckets && start < to; ++j) {
         std::size_t next = j + 1 < s.buckets ? directory_start(s.directory, s.directory_bits, j + 1) : s.count;
         int d = __builtin_popcount((s.first_bucket + static_cast<std::uint32_t>(j)) ^ s.qbucket);
         for (std::size_t k = start; k < next; k += 16) std::memset(bucket_distance + k, d, 16);
@@ -111,7 +112,8 @@ __attribute__((always_inline)) inline std::size_t near_body(const BucketSweep &s
             std::uint64_t v;
             std::memcpy(&v, s.entries + bit / 8, sizeof(v));
             out[m] = static_cast<std::uint16_t>(i);
-            m += __builtin_popcountll(((v >> (bit % 8)) & s.low_mask) ^ s.qlow) + bucket_distance[i] <= radius;  // branch-free: few pass
+            std::uint64_t low = (v >> (bit % 8)) & s.low_mask;
+            m += __builtin_popcountll(low ^ s.qlow) + bucket_distance[i] <= radius;  // branch-free: few pass
         }
         return m;
     }
@@ -205,8 +207,9 @@ std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *t
                                   bit_width(top - base), bit_width(max_offset));
     h.base_block = base;
 
-    std::uint16_t count16 = static_cast<std::uint16_t>(np), bytes16 = static_cast<std::uint16_t>(h.bytes),
-                  first16 = static_cast<std::uint16_t>(h.first_bucket), buckets16 = static_cast<std::uint16_t>(h.buckets);
+    std::uint16_t count16 = static_cast<std::uint16_t>(np), bytes16 = static_cast<std::uint16_t>(h.bytes);
+    std::uint16_t first16 = static_cast<std::uint16_t>(h.first_bucket);
+    std::uint16_t buckets16 = static_cast<std::uint16_t>(h.buckets);
     std::memcpy(area, &count16, 2);
     std::memcpy(area + 2, &bytes16, 2);
     area[4] = static_cast<std::uint8_t>(h.prefix_len);

@@ -236,7 +236,8 @@ SIMHASH_FUNCTION(simhash_index_check) {
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
     walk_all(index, heap, meta, tables, heapallindexed, false, recovery);
     if (heapallindexed) {
-        for (int t = 0; t <= meta.tables; ++t) std::sort(tables[t].keys, tables[t].keys + tables[t].nkeys, sx::KeyLess());
+        for (int t = 0; t <= meta.tables; ++t)
+            std::sort(tables[t].keys, tables[t].keys + tables[t].nkeys, sx::KeyLess());
         Presence p{tables, meta.tables, simhash_layout(meta), index};
         IndexInfo *info = BuildIndexInfo(index);
         TableScanDesc scan = nullptr;

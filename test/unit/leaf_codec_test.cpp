@@ -233,7 +233,8 @@ std::vector<EntryKey> dense_leaf(std::mt19937_64 &rng, std::size_t n) {
     const std::uint64_t prefix = rng() & 0xFFC0000000000000ull;
     std::vector<EntryKey> in;
     for (std::size_t i = 0; i < n; ++i)
-        in.push_back({prefix | (rng() >> 10), static_cast<std::uint32_t>(rng() % 60000), static_cast<std::uint16_t>(1 + rng() % 180)});
+        in.push_back({prefix | (rng() >> 10), static_cast<std::uint32_t>(rng() % 60000),
+                      static_cast<std::uint16_t>(1 + rng() % 180)});
     return in;
 }
 
@@ -270,8 +271,10 @@ TEST(LeafCodec, BoundsAndNearAcrossBuckets) {
             probes.push_back((keys[i] & 0xFFC0000000000000ull) | (rng() >> 10));
         }
         for (std::uint64_t p : probes) {
-            ASSERT_EQ(leaf.lower_bound(p), static_cast<std::size_t>(std::lower_bound(keys.begin(), keys.end(), p) - keys.begin()));
-            ASSERT_EQ(leaf.upper_bound(p), static_cast<std::size_t>(std::upper_bound(keys.begin(), keys.end(), p) - keys.begin()));
+            std::size_t lower = std::lower_bound(keys.begin(), keys.end(), p) - keys.begin();
+            std::size_t upper = std::upper_bound(keys.begin(), keys.end(), p) - keys.begin();
+            ASSERT_EQ(leaf.lower_bound(p), lower);
+            ASSERT_EQ(leaf.upper_bound(p), upper);
         }
         std::vector<std::uint16_t> out(n);
         for (std::size_t t = 0; t < 20; ++t) {
