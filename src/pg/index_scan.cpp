@@ -1,7 +1,8 @@
 // Scans of the simhash index: bitmap, plain and index-only, and ORDER BY
 // fp <-> q. Every candidate's full 64-bit distance is checked here, so the
 // executor never rechecks; hits are de-duplicated by TID (a row within k
-// usually shares a prefix in several tables).
+// usually shares a prefix in several tables, and MVCC scans collect it from
+// the first of them only: found_earlier).
 //
 // A scan collects its hits (TID, fingerprint, distance, and the leaf each
 // came from) on the first call. This is safe without holding pins
@@ -73,6 +74,7 @@ struct ScanState {
     Hit *hits;
     Size n, cap, pos;
     bool recheck;     // index-only or non-MVCC: recheck_entry before returning
+    bool mvcc;        // an MVCC snapshot: each row it sees is in every table (found_earlier)
     Buffer pinned;    // the leaf of the entry returned last, or InvalidBuffer
 };
 
@@ -133,7 +135,26 @@ struct Pass {
     int radius;
     int above, upto;
     uint32 hops;  // right-links followed: splits the parent or directory did not know of
+    // The probe passes of the same collect() run before this one (see found_earlier).
+    const Pass *earlier = nullptr;
+    int nearlier = 0;
 };
+
+// Whether an earlier probe pass of the same scan reports the row of `fp`:
+// its key there lies in that pass's prefix range. A row within k of the
+// query shares a prefix with it in several tables (most near-duplicates in
+// three of four), so without this every later pass would collect it again
+// for finish_hits to drop. Exact only under an MVCC snapshot: a row the
+// snapshot sees was committed before it, so its entries were in every table
+// before the scan began (a dirty snapshot can see an insert that has reached
+// only some tables, hence `earlier` is set for MVCC scans only).
+bool found_earlier(const Pass &p, uint64 fp) {
+    for (int u = 0; u < p.nearlier; ++u) {
+        uint64 key = sx::table_key(*p.layout, p.earlier[u].table, fp);
+        if (key >= p.earlier[u].lo && key <= p.earlier[u].hi) return true;
+    }
+    return false;
+}
 
 // The radius a key must be within: the pass's, or, once a batch's bounded
 // heap is full, the distance of its farthest entry (nothing farther can enter).
@@ -167,6 +188,7 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
         sx::EntryKey e = leaf.get(near[j], &cursor);
         if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
         uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
+        if (found_earlier(p, fp)) continue;
         bool inside = true;
         for (int b = 0; b < st->nballs && inside; ++b)
             inside = simhash::hamming_distance(fp, st->balls[b].center) <= st->balls[b].radius;
@@ -346,6 +368,10 @@ void collect(Relation index, ScanState *st, uint64 center, int radius, int above
             uint64 qkey = sx::table_key(layout, t, center);
             sx::KeyRange r = sx::prefix_range(qkey, sx::prefix_bits(layout, t, radius));
             passes[npasses++] = {index, &layout, t, r.lo, r.hi, qkey, radius, above, upto, 0};
+            if (st->mvcc) {
+                passes[t].earlier = passes;
+                passes[t].nearlier = t;
+            }
         }
     } else {
         passes[npasses++] = {index, &layout, 0, 0, ~uint64{0}, sx::table_key(layout, 0, center), radius, above, upto, 0};
@@ -383,6 +409,7 @@ void start(IndexScanDesc scan) {
     st->cap = 64;  // a probe finds a few rows; the array doubles as needed
     st->hits = static_cast<Hit *>(palloc(st->cap * sizeof(Hit)));
     st->recheck = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
+    st->mvcc = IsMVCCSnapshot(scan->xs_snapshot);
     if (st->nballs > 0) {
         Ball drive = st->balls[0];
         for (int b = 1; b < st->nballs; ++b)
