@@ -53,7 +53,8 @@ void leaf_chain(Walk *w, Page page) {
     size_t n = leaf.size();
     bool single = n > 0;
     uint64 key = n > 0 ? leaf.get(0).key : 0;
-    for (size_t i = 1; i < n && single; ++i) single = leaf.get(i).key == key;
+    size_t cursor = 0;
+    for (size_t i = 1; i < n && single; ++i) single = leaf.get(i, &cursor).key == key;
     if (single && w->chain_open && w->chain_key == key)
         w->chain++;
     else
@@ -111,8 +112,9 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
             size_t n = entries.size();
             w->entries += n;
             leaf_chain(w, page);
+            size_t cursor = 0;
             for (size_t i = 0; i < n; ++i) {
-                sx::EntryKey e = entries.get(i);
+                sx::EntryKey e = entries.get(i, &cursor);
                 if (w->keys) {
                     if (w->nkeys == w->capkeys) {
                         w->capkeys *= 2;

@@ -82,7 +82,8 @@ static LeafRoom leaf_room(Page page, const sx::EntryKey &key) {
     if (leaf_bytes(page) + sx::kLeafEntrySize <= page_area_capacity()) return LeafRoom::kAppend;
     sx::Leaf leaf = page_leaf(page);
     sx::PackSizer sizer;
-    for (size_t i = 0; i < leaf.size(); ++i) sizer.add(leaf.get(i));
+    size_t cursor = 0;
+    for (size_t i = 0; i < leaf.size(); ++i) sizer.add(leaf.get(i, &cursor));
     sizer.add(key);
     return sizer.bytes() <= leaf_repack_limit() ? LeafRoom::kRepack : LeafRoom::kSplit;
 }
