@@ -50,11 +50,14 @@ struct Ball {
     int radius;
 };
 
-// ORDER BY without a qualifier returns everything within max_distance from
-// the probes, then the rest in batches from sweeps of table 0: each sweep
-// keeps the `batch` nearest entries after the last one returned in a bounded
-// max-heap, so memory stays bounded and the first rows come after one sweep.
-constexpr Size kFirstBatch = 1024;
+// ORDER BY without a qualifier returns its rows in batches, each the `batch`
+// nearest entries after the last one returned, kept in a bounded max-heap:
+// first from the probes, up to max_distance, then from sweeps of table 0. So
+// memory stays bounded, a LIMIT 10 among thousands of near-duplicates reads
+// their keys but collects few of them (the heap's farthest entry narrows the
+// radius), and the first rows beyond max_distance come after one sweep.
+constexpr Size kFirstProbeBatch = 128;
+constexpr Size kFirstSweepBatch = 1024;
 
 struct ScanState {
     MemoryContext hits_cxt;
@@ -66,7 +69,7 @@ struct ScanState {
     bool order_null;
     uint64 order_q;
     bool started;
-    bool sweeping;    // ORDER BY only: the probes are done, batches follow
+    bool probing;     // ORDER BY only: the next batch comes from the probes
     bool exhausted;   // no more batches once the hits run out
     bool nulls_left;  // then the NULL rows (distance NULL sorts last)
     Hit after;        // batches keep only (distance, TID) greater than this
@@ -416,17 +419,14 @@ void start(IndexScanDesc scan) {
             if (st->balls[b].radius < drive.radius) drive = st->balls[b];
         collect(scan->indexRelation, st, drive.center, drive.radius, -1, 64);
     } else if (st->ordered && !st->order_null) {
-        // Nearest first: everything within max_distance through the probes,
-        // then batches from sweeps.
-        int max_distance = simhash_read_meta(scan->indexRelation).max_distance;
-        collect(scan->indexRelation, st, st->order_q, max_distance, -1, max_distance);
-        st->sweeping = true;
+        // Nearest first, in batches (next_batch); rank 0 is below every hit's.
+        st->probing = true;
         st->exhausted = false;
-        st->after.distance = static_cast<int16>(max_distance);
-        ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);
-        st->after.rank = rank_of(max_distance, st->after.tid);
+        st->after.rank = 0;
         st->batch = 0;
         st->nulls_left = true;
+        MemoryContextSwitchTo(old);
+        return;
     } else {
         // No qualifier: every row, NULL fingerprints included (last).
         collect(scan->indexRelation, st, 0, 64, -1, 64);
@@ -436,7 +436,8 @@ void start(IndexScanDesc scan) {
     MemoryContextSwitchTo(old);
 }
 
-// The next batch of nearest rows beyond those returned, from a sweep of table 0.
+// The next batch of nearest rows beyond those returned: from the probes while
+// rows within max_distance may remain, then from sweeps of table 0.
 void next_batch(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
@@ -451,16 +452,35 @@ void next_batch(IndexScanDesc scan) {
         MemoryContextSwitchTo(old);
         return;
     }
-    Size batch = st->batch == 0 ? kFirstBatch : st->batch * 2;
+    Size batch = st->batch > 0 ? st->batch * 2 : st->probing ? kFirstProbeBatch : kFirstSweepBatch;
     if (st->cap < batch) {
         st->hits = static_cast<Hit *>(repalloc_huge(st->hits, batch * sizeof(Hit)));
         st->cap = batch;
     }
     st->batch = batch;
-    collect(scan->indexRelation, st, st->order_q, 64, -1, 64);
+    int max_distance = simhash_read_meta(scan->indexRelation).max_distance;
+    if (st->probing)
+        collect(scan->indexRelation, st, st->order_q, max_distance, -1, max_distance);
+    else
+        collect(scan->indexRelation, st, st->order_q, 64, -1, 64);
+    // A heap that did not fill holds every remaining hit of its range. (A
+    // non-MVCC probe may hold a row twice, from two tables: same rank, so
+    // adjacent once sorted.)
+    bool full = st->n == batch;
     std::sort_heap(st->hits, st->hits + st->n, distance_less);
-    st->exhausted = st->n < batch;
-    if (st->n > 0) st->after = st->hits[st->n - 1];
+    st->n = std::unique(st->hits, st->hits + st->n, [](const Hit &a, const Hit &b) { return a.rank == b.rank; }) -
+            st->hits;
+    if (full) {
+        st->after = st->hits[st->n - 1];
+    } else if (st->probing) {
+        // Beyond max_distance, from sweeps.
+        st->probing = false;
+        st->batch = 0;
+        ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);
+        st->after.rank = rank_of(max_distance, st->after.tid);
+    } else {
+        st->exhausted = true;
+    }
     MemoryContextSwitchTo(old);
 }
 
@@ -531,7 +551,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     st->hits = nullptr;
     st->itup = nullptr;
     st->n = st->cap = st->pos = 0;
-    st->started = st->sweeping = st->impossible = false;
+    st->started = st->probing = st->impossible = false;
     st->exhausted = true;
     st->nulls_left = false;
     st->batch = 0;
@@ -566,7 +586,8 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     const Hit *hit;
     do {
         CHECK_FOR_INTERRUPTS();
-        if (st->pos >= st->n && (!st->exhausted || st->nulls_left)) next_batch(scan);
+        // (A batch may be empty: no row within max_distance.)
+        while (st->pos >= st->n && (!st->exhausted || st->nulls_left)) next_batch(scan);
         if (st->pos >= st->n) return false;
         hit = &st->hits[st->pos++];
     } while (st->recheck && !recheck_entry(scan->indexRelation, st, *hit));
