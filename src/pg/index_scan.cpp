@@ -187,18 +187,25 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
     // then check each of the (few) candidates against the current one.
     uint16 near[kMaxLeafEntries];
     size_t m = leaf.near(p.lo, p.hi, p.qkey, current_radius(p, st), near), cursor = 0;
+    // The checks of a key hold for the next entries with the same key (a run
+    // of identical fingerprints), so they are made once per run of the segment.
+    bool have_key = false, key_ok = false;
+    uint64 key = 0, fp = 0;
+    int d = 0;
     for (size_t j = 0; j < m; ++j) {
         sx::EntryKey e = leaf.get(near[j], &cursor);
-        if (__builtin_popcountll(e.key ^ p.qkey) > current_radius(p, st)) continue;
-        uint64 fp = sx::table_fingerprint(*p.layout, p.table, e.key);
-        if (found_earlier(p, fp)) continue;
-        bool inside = true;
-        for (int b = 0; b < st->nballs && inside; ++b)
-            inside = simhash::hamming_distance(fp, st->balls[b].center) <= st->balls[b].radius;
-        if (!inside) continue;
-        int d = st->ordered && !st->order_null ? simhash::hamming_distance(fp, st->order_q) : 0;
-        if (d <= p.above || d > p.upto) continue;
-        add_hit(st, e, blk, fp, d);
+        if (!have_key || e.key != key) {
+            have_key = true;
+            key = e.key;
+            fp = sx::table_fingerprint(*p.layout, p.table, e.key);
+            key_ok = !found_earlier(p, fp);
+            for (int b = 0; b < st->nballs && key_ok; ++b)
+                key_ok = simhash::hamming_distance(fp, st->balls[b].center) <= st->balls[b].radius;
+            d = st->ordered && !st->order_null ? simhash::hamming_distance(fp, st->order_q) : 0;
+            key_ok = key_ok && d > p.above && d <= p.upto;
+        }
+        // The radius shrinks as a bounded heap fills: checked per entry.
+        if (key_ok && __builtin_popcountll(e.key ^ p.qkey) <= current_radius(p, st)) add_hit(st, e, blk, fp, d);
     }
 }
 
