@@ -203,6 +203,38 @@ TEST(LeafCodec, SplitKeepsTailWhenPackingWidens) {
     EXPECT_EQ(leaf_check(r.bytes.data(), s.right_bytes, s.separator, false, {}, &bad), nullptr);
 }
 
+TEST(LeafCodec, NearEqualsBruteForceWhenBucketsPassAndFailInTurn) {
+    // Keys that share the query's top 28 bits and, but for one bit, its low
+    // 27; the 9 bits between take every value. Short entries make a leaf of
+    // ~1,800 with 8 or more bucket bits, and at radii 3-6 the buckets close
+    // enough to read alternate with the others in more runs than near() keeps
+    // apart (up to 50 at 8 bits; 29 at most at 7).
+    std::mt19937_64 rng(29);
+    const std::uint64_t q = rng(), top = ~0ull << 36, low = (1ull << 27) - 1;
+    std::vector<EntryKey> in;
+    for (std::uint32_t i = 0; i < 8000; ++i) {
+        std::uint64_t key = (q & top) | (static_cast<std::uint64_t>(i % 512) << 27) | ((q ^ (1ull << (rng() % 27))) & low);
+        std::vector<EntryKey> more = in;
+        more.push_back({key, i / 300, static_cast<std::uint16_t>(i % 300 + 1)});
+        std::sort(more.begin(), more.end(), key_less);
+        std::vector<std::uint8_t> area(kArea * 2 + kLeafReadSlack);
+        if (leaf_write(more.data(), more.size(), nullptr, 0, area.data()) > kArea) break;
+        in = more;
+    }
+    Buf b = write(in);
+    Leaf leaf(b.bytes.data(), b.n);
+    ASSERT_GE(leaf.header().bucket_bits, 8);
+    std::vector<EntryKey> every = all_of(b);
+    std::vector<std::uint16_t> out(every.size());
+    for (int radius = 0; radius <= 64; ++radius) {
+        std::size_t m = leaf.near(0, ~0ull, q, radius, out.data());
+        std::vector<std::uint16_t> want;
+        for (std::size_t i = 0; i < every.size(); ++i)
+            if (__builtin_popcountll(every[i].key ^ q) <= radius) want.push_back(static_cast<std::uint16_t>(i));
+        ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << radius;
+    }
+}
+
 TEST(LeafCodec, NearEqualsBruteForceOnNarrowSuffixes) {
     // Suffixes of 57 bits and fewer take the 8-byte-load loop.
     std::mt19937_64 rng(13);
