@@ -122,6 +122,14 @@ __attribute__((always_inline)) inline std::size_t near_body(const BucketSweep &s
         }
         start = next;
     }
+    // Issue every line the runs cover at once: a probe's ~150 candidates span
+    // ~20 lines that are rarely cached, and one miss after another costs more
+    // than the arithmetic.
+    for (int r = 0; r < runs; ++r) {
+        const std::uint8_t *first = s.entries + std::max(run_from[r], from) * s.entry_bits / 8;
+        const std::uint8_t *last = s.entries + (std::min(run_to[r], to) * s.entry_bits + 7) / 8;
+        for (const std::uint8_t *a = first; a < last; a += 64) __builtin_prefetch(a);
+    }
     std::size_t m = 0;
     const bool one_load = 64 - __builtin_clzll(s.low_mask | 1) <= 57;  // stored key bits up to 57
     for (int r = 0; r < runs; ++r) {
@@ -346,12 +354,6 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
     if (h_.count > 0 && prefix_distance <= radius) {
         std::size_t from = lower_bound(lo), to = upper_bound(hi);
         if (from < to) {
-            // Issue every line of the range at once: a probe's ~150 candidates
-            // span ~20 lines that are rarely cached, and one miss after another
-            // costs more than the sweep itself.
-            const std::uint8_t *first = entries_ + from * h_.entry_bits() / 8;
-            const std::uint8_t *last = entries_ + (to * h_.entry_bits() + 7) / 8;
-            for (const std::uint8_t *a = first; a < last; a += 64) __builtin_prefetch(a);
             BucketSweep sweep{area_ + kPackedHeaderSize, entries_, h_.directory_bits(), h_.entry_bits(),
                               h_.first_bucket, h_.buckets, h_.count, low_mask_, qkey & low_mask_,
                               bucket_bits_of(qkey, h_.suffix_bits(), h_.bucket_bits)};
