@@ -201,8 +201,10 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
             key_ok = !found_earlier(p, fp);
             for (int b = 0; b < st->nballs && key_ok; ++b)
                 key_ok = simhash::hamming_distance(fp, st->balls[b].center) <= st->balls[b].radius;
-            d = st->ordered && !st->order_null ? simhash::hamming_distance(fp, st->order_q) : 0;
-            key_ok = key_ok && d > p.above && d <= p.upto;
+            if (key_ok) {
+                d = st->ordered && !st->order_null ? simhash::hamming_distance(fp, st->order_q) : 0;
+                key_ok = d > p.above && d <= p.upto;
+            }
         }
         // The radius shrinks as a bounded heap fills: checked per entry.
         if (key_ok && __builtin_popcountll(e.key ^ p.qkey) <= current_radius(p, st)) add_hit(st, e, blk, fp, d);
@@ -465,11 +467,9 @@ void next_batch(IndexScanDesc scan) {
         st->cap = batch;
     }
     st->batch = batch;
-    int max_distance = simhash_read_meta(scan->indexRelation).max_distance;
-    if (st->probing)
-        collect(scan->indexRelation, st, st->order_q, max_distance, -1, max_distance);
-    else
-        collect(scan->indexRelation, st, st->order_q, 64, -1, 64);
+    // The probes reach max_distance; a sweep, every row.
+    int radius = st->probing ? simhash_read_meta(scan->indexRelation).max_distance : 64;
+    collect(scan->indexRelation, st, st->order_q, radius, -1, radius);
     // A heap that did not fill holds every remaining hit of its range. (A
     // non-MVCC probe may hold a row twice, from two tables: same rank, so
     // adjacent once sorted.)
@@ -484,7 +484,7 @@ void next_batch(IndexScanDesc scan) {
         st->probing = false;
         st->batch = 0;
         ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);
-        st->after.rank = rank_of(max_distance, st->after.tid);
+        st->after.rank = rank_of(radius, st->after.tid);
     } else {
         st->exhausted = true;
     }
