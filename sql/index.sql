@@ -247,6 +247,23 @@ SELECT max_distance, tables, blocks, prefix_bits FROM simhash_index_info('docs_f
 SELECT simhash_index_check('docs_fp2', true);
 SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
 DROP INDEX docs_fp2;
+-- Manku's two-level layouts, asked for by their table count: at K = 3 the 16
+-- tables of 28 bits (top block, then a group of the blocks outside it), at
+-- K = 4 the 25 tables of 18 bits; also for rows inserted after the build.
+CREATE INDEX docs_fp16 ON docs USING simhash (fp) WITH (tables = 16);
+SELECT max_distance, tables, blocks, prefix_bits FROM simhash_index_info('docs_fp16');
+SELECT simhash_index_check('docs_fp16', true);
+SELECT * FROM compare_modes('docs', 5) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+SELECT * FROM compare_knn('docs', 25);
+INSERT INTO docs (fp) SELECT flip(q, i + 20, 1 + i % 4) FROM queries, generate_series(1, 10) i;
+SELECT simhash_index_check('docs_fp16', true);
+SELECT * FROM compare_modes('docs', 5) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+CREATE INDEX docs_fp25 ON docs USING simhash (fp) WITH (max_distance = 4, blocks = 25, tables = 25);
+DROP INDEX docs_fp16;
+SELECT max_distance, tables, blocks, prefix_bits FROM simhash_index_info('docs_fp25');
+SELECT simhash_index_check('docs_fp25', true);
+SELECT * FROM compare_modes('docs', 6) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+DROP INDEX docs_fp25;
 DELETE FROM docs WHERE id > :before_insert;
 VACUUM docs;
 
@@ -264,6 +281,8 @@ CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 3);
 CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 9);
 CREATE INDEX ON docs USING simhash (fp) WITH (tables = 7);
 CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 5, tables = 4);
+CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 5, tables = 16);
+CREATE INDEX ON docs USING simhash (fp) WITH (max_distance = 5, tables = 36);
 CREATE INDEX docs_fp_bad ON docs USING simhash (fp);
 ALTER INDEX docs_fp_bad SET (tables = 5);
 DROP INDEX docs_fp_bad;

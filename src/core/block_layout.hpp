@@ -148,6 +148,23 @@ bool stored_layout(int max_distance, int blocks, int tables, const std::uint8_t 
 // The blocks of the layout for K with `tables` tables; 0 when there is none.
 int blocks_for_tables(int max_distance, int tables) noexcept;
 
+// Manku's two-level layouts, for 2 <= K <= 4 (K = 1 would repeat the layout of
+// 4 blocks; past 4 they need more blocks than the metapage holds). With n = K
+// + 1, the fingerprint is cut into n^2 blocks: n top blocks of n blocks each.
+// A pair within K agrees on some top block; the n(n - 1) blocks outside it
+// hold the at most K differences, so cut into n groups of n - 1 they agree on
+// some group. Table (i, j) starts with top block i, then group j of the blocks
+// outside it: n^2 tables whose 2n - 1 leading blocks are equal in one of them
+// for every pair within K (K = 3: 16 tables of 28 bits). Smaller radii are
+// guaranteed no longer prefix. Asked for by its table count, which no
+// single-level layout of the same K has.
+constexpr int kMinTwoLevelDistance = 2;
+constexpr int kMaxTwoLevelDistance = 4;
+// (K + 1)^2, or 0 when K has no two-level layout.
+int two_level_tables(int max_distance) noexcept;
+// two_level_tables(K) must be > 0.
+Layout make_two_level_layout(int max_distance) noexcept;
+
 // The default layout for K on a table of `rows` rows: the fewest tables (the
 // index's size is proportional to them) whose expected random prefix matches
 // per table and probe, rows / 2^prefix_bits, stay within kCollisionsPerTable

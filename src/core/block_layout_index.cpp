@@ -62,6 +62,38 @@ int blocks_for_tables(int max_distance, int tables) noexcept {
     return 0;
 }
 
+int two_level_tables(int max_distance) noexcept {
+    if (max_distance < kMinTwoLevelDistance || max_distance > kMaxTwoLevelDistance) return 0;
+    return (max_distance + 1) * (max_distance + 1);
+}
+
+Layout make_two_level_layout(int max_distance) noexcept {
+    const int n = max_distance + 1;
+    Layout l{};
+    l.max_distance = max_distance;
+    l.blocks = n * n;
+    l.tables = n * n;
+    l.split = split_blocks(l.blocks);
+    for (int top = 0; top < n; ++top) {
+        std::uint8_t outside[kMaxIndexBlocks];
+        int m = 0;
+        for (int b = 0; b < l.blocks; ++b)
+            if (b / n != top) outside[m++] = static_cast<std::uint8_t>(b);
+        for (int group = 0; group < n; ++group) {
+            std::uint8_t *order = l.order[top * n + group];
+            int at = 0;
+            for (int i = 0; i < n; ++i) order[at++] = static_cast<std::uint8_t>(top * n + i);
+            for (int i = 0; i < m; ++i)
+                if (i / (n - 1) == group) order[at++] = outside[i];
+            for (int i = 0; i < m; ++i)
+                if (i / (n - 1) != group) order[at++] = outside[i];
+        }
+    }
+    l.guaranteed[0] = static_cast<std::uint8_t>(l.blocks);
+    for (int k = 1; k <= max_distance; ++k) l.guaranteed[k] = static_cast<std::uint8_t>(2 * n - 1);
+    return l;
+}
+
 int prefix_bits(const Layout &l, int t, int k) noexcept {
     if (k < 0 || k > l.max_distance) return 0;
     return order_prefix_bits(l.split, l.order[t], l.guaranteed[k]);

@@ -164,9 +164,8 @@ Buffer simhash_new_buffer(Relation index);
 void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key);
 // Pins and share-locks the leaf whose range holds `key` (moving right as needed).
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
-int simhash_max_distance_option(Relation index);
-// The layout's blocks from the reloptions, or for `rows` rows by the default rule.
-int simhash_blocks_option(Relation index, double rows);
+// The layout the reloptions ask for, or for `rows` rows by the default rule.
+sx::Layout simhash_layout_option(Relation index, double rows);
 
 // index_append_wal.cpp: appends `key` to exclusively locked leaf `buf` (which has room), WAL-logged.
 void simhash_leaf_append(Relation index, Buffer buf, const sx::EntryKey &key);

@@ -259,8 +259,7 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     BlockNumber heap_pages;
     double heap_rows, allvisfrac;
     estimate_rel_size(heap, nullptr, &heap_pages, &heap_rows, &allvisfrac);
-    simhash_meta_set_layout(&meta, sx::make_layout(simhash_max_distance_option(index),
-                                                   simhash_blocks_option(index, heap_rows)));
+    simhash_meta_set_layout(&meta, simhash_layout_option(index, heap_rows));
 
     Buffer metabuf = simhash_new_buffer(index);  // block 0, filled in at the end
     fill_meta(BufferGetPage(metabuf), meta);
@@ -329,7 +328,7 @@ extern "C" void simhash_ambuildempty(Relation index) {
     SimhashMeta meta{};
     meta.magic = kSimhashIndexMagic;
     meta.version = kSimhashIndexVersion;
-    simhash_meta_set_layout(&meta, sx::make_layout(simhash_max_distance_option(index), simhash_blocks_option(index, 0)));
+    simhash_meta_set_layout(&meta, simhash_layout_option(index, 0));
     for (int t = 0; t <= meta.tables; ++t) meta.roots[t] = static_cast<BlockNumber>(t + 1);
     PGAlignedBlock block;
     Page page = static_cast<Page>(block.data);

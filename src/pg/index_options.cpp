@@ -1,6 +1,7 @@
 // Reloptions of the simhash index: max_distance, the largest radius the
 // tables guarantee (0..32), and optionally the layout: `blocks` or `tables`
-// (0, the default, lets the build choose from the table's size). The layout
+// (0, the default, lets the build choose from the table's size); the
+// two-level layouts are asked for by their table count. The layout
 // is frozen in the metapage at build.
 #include "index.hpp"
 
@@ -32,12 +33,19 @@ static char *possible_tables(int max_distance) {
         if (tables == 0) break;
         appendStringInfo(&s, "%s%d (blocks = %d)", blocks == max_distance + 1 ? "" : ", ", tables, blocks);
     }
+    if (sx::two_level_tables(max_distance) > 0)
+        appendStringInfo(&s, ", %d (two-level)", sx::two_level_tables(max_distance));
     return s.data;
 }
 
-// The blocks the reloptions ask for, 0 when they leave the choice to the
+// The layout the reloptions ask for: false when they leave the choice to the
 // build; raises invalid_parameter_value when no layout fits them.
-static int requested_blocks(int max_distance, int blocks, int tables) {
+static bool requested_layout(int max_distance, int blocks, int tables, sx::Layout *out) {
+    const int two_level = sx::two_level_tables(max_distance);
+    if (tables > 0 && tables == two_level && (blocks == 0 || blocks == two_level)) {
+        *out = sx::make_two_level_layout(max_distance);
+        return true;
+    }
     if (blocks > 0) {
         if (blocks <= max_distance)
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -55,7 +63,8 @@ static int requested_blocks(int max_distance, int blocks, int tables) {
                             errmsg("tables = %d disagrees with blocks = %d, which gives %d tables for "
                                    "max_distance = %d",
                                    tables, blocks, has, max_distance)));
-        return blocks;
+        *out = sx::make_layout(max_distance, blocks);
+        return true;
     }
     if (tables > 0) {
         int b = sx::blocks_for_tables(max_distance, tables);
@@ -63,9 +72,10 @@ static int requested_blocks(int max_distance, int blocks, int tables) {
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                             errmsg("no layout for max_distance = %d has tables = %d", max_distance, tables),
                             errhint("Possible tables: %s.", possible_tables(max_distance))));
-        return b;
+        *out = sx::make_layout(max_distance, b);
+        return true;
     }
-    return 0;
+    return false;
 }
 
 extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate) {
@@ -78,19 +88,16 @@ extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate) {
         build_reloptions(reloptions, validate, simhash_relopt_kind, sizeof(SimhashOptions), table, lengthof(table)));
     if (validate && result != nullptr) {
         SimhashOptions *opts = reinterpret_cast<SimhashOptions *>(result);
-        requested_blocks(opts->max_distance, opts->blocks, opts->tables);
+        sx::Layout unused;
+        requested_layout(opts->max_distance, opts->blocks, opts->tables, &unused);
     }
     return result;
 }
 
-int simhash_max_distance_option(Relation index) {
+sx::Layout simhash_layout_option(Relation index, double rows) {
     SimhashOptions *opts = reinterpret_cast<SimhashOptions *>(index->rd_options);
-    return opts != nullptr ? opts->max_distance : kDefaultMaxDistance;
-}
-
-int simhash_blocks_option(Relation index, double rows) {
-    SimhashOptions *opts = reinterpret_cast<SimhashOptions *>(index->rd_options);
-    int max_distance = simhash_max_distance_option(index);
-    int blocks = opts != nullptr ? requested_blocks(max_distance, opts->blocks, opts->tables) : 0;
-    return blocks > 0 ? blocks : sx::default_blocks(max_distance, rows);
+    int max_distance = opts != nullptr ? opts->max_distance : kDefaultMaxDistance;
+    sx::Layout layout;
+    if (opts != nullptr && requested_layout(max_distance, opts->blocks, opts->tables, &layout)) return layout;
+    return sx::make_layout(max_distance, sx::default_blocks(max_distance, rows));
 }

@@ -1,7 +1,8 @@
 // Fuzzes the Manku guarantee the index is exact by: if d(a, b) <= k <= K,
 // some table's first prefix_bits(t, k) key bits agree, for every index
-// layout. The input picks K, the blocks, a and the flipped bit positions
-// (k = number of flips, duplicates allowed).
+// layout, two-level ones included. The input picks K, the blocks (blocks of
+// 0 standing for the two-level layout), a and the flipped bit positions (k =
+// number of flips, duplicates allowed).
 #include <cstdint>
 #include <cstring>
 
@@ -15,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     int K = data[0] % (kMaxIndexDistance + 1);
     int blocks = K + 1 + data[1] % (kMaxIndexBlocks - K);
     if (index_layout_tables(K, blocks) == 0) blocks = K + 1;
+    const bool two_level = data[1] >= 128 && two_level_tables(K) > 0;
     std::uint64_t a;
     std::memcpy(&a, data + 2, 8);
     std::uint64_t b = a;
@@ -22,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (flips > static_cast<std::size_t>(K)) flips = K;
     for (std::size_t i = 0; i < flips; ++i) b ^= std::uint64_t{1} << (data[10 + i] % 64);
     int d = simhash::hamming_distance(a, b);
-    Layout l = make_layout(K, blocks);
+    Layout l = two_level ? make_two_level_layout(K) : make_layout(K, blocks);
     for (int t = 0; t < l.tables; ++t)
         if (table_fingerprint(l, t, table_key(l, t, a)) != a) __builtin_trap();
     for (int k = d; k <= K; ++k) {

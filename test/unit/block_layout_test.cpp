@@ -20,6 +20,15 @@ void for_each_index_layout(F f) {
             if (index_layout_tables(K, blocks) > 0) f(K, blocks);
 }
 
+// Every index layout as a Layout: those of for_each_index_layout, then the
+// two-level ones.
+template <typename F>
+void for_each_layout(F f) {
+    for_each_index_layout([&](int K, int blocks) { f(make_layout(K, blocks)); });
+    for (int K = 0; K <= kMaxIndexDistance; ++K)
+        if (two_level_tables(K) > 0) f(make_two_level_layout(K));
+}
+
 // Calls f(set) for every set of `r` of `n` blocks (n <= 64) while f returns true.
 template <typename F>
 void for_each_subset(int n, int r, F f) {
@@ -74,8 +83,7 @@ TEST(BlockLayout, OrdersArePermutationsAndTablesAreBinomial) {
 
 TEST(BlockLayout, KeysAreBijectionsKeepingDistances) {
     std::mt19937_64 rng(7);
-    for_each_index_layout([&](int K, int blocks) {
-        Layout l = make_layout(K, blocks);
+    for_each_layout([&](const Layout &l) {
         for (int i = 0; i < 20; ++i) {
             std::uint64_t a = rng(), b = rng();
             for (int t = 0; t < l.tables; ++t) {
@@ -93,8 +101,8 @@ TEST(BlockLayout, KeysAreBijectionsKeepingDistances) {
 // bit in each block of D share that many leading key bits in that table.
 TEST(BlockLayout, PigeonholeGuaranteeForEveryLayoutAndRadius) {
     std::mt19937_64 rng(42);
-    for_each_index_layout([&](int K, int blocks) {
-        Layout l = make_layout(K, blocks);
+    for_each_layout([&](const Layout &l) {
+        const int K = l.max_distance, blocks = l.blocks;
         for (int k = 0; k <= K; ++k) {
             auto check = [&](std::uint64_t set) {
                 std::uint64_t a = rng(), b = a;
@@ -164,6 +172,30 @@ TEST(BlockLayout, CombinationLayoutsOfRadiusThree) {
     EXPECT_EQ(blocks_for_tables(3, 10), 5);
     EXPECT_EQ(blocks_for_tables(3, 4), 4);
     EXPECT_EQ(blocks_for_tables(3, 7), 0);
+}
+
+// Manku's 16 tables of 28 bits for K = 3, and their kin for K = 2 and 4.
+TEST(BlockLayout, TwoLevelLayouts) {
+    EXPECT_EQ(two_level_tables(1), 0);  // the same as the 4 tables of 4 blocks
+    EXPECT_EQ(two_level_tables(5), 0);  // 36 blocks: more than the metapage holds
+    Layout l = make_two_level_layout(3);
+    ASSERT_EQ(l.tables, 16);
+    ASSERT_EQ(l.blocks, 16);
+    for (int t = 0; t < 16; ++t) EXPECT_EQ(prefix_bits(l, t, 3), 28) << t;
+    EXPECT_EQ(prefix_bits(l, 0, 0), 64);
+    // Table (1, 2): top block 1 (blocks 4..7), then the third group of three
+    // of the blocks outside it (0..3, 8..15): 10, 11, 12.
+    const std::uint8_t table6[] = {4, 5, 6, 7, 10, 11, 12, 0, 1, 2, 3, 8, 9, 13, 14, 15};
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(l.order[6][i], table6[i]) << i;
+    // No single-level layout of the same K has its table count.
+    for (int K = kMinTwoLevelDistance; K <= kMaxTwoLevelDistance; ++K) {
+        EXPECT_EQ(blocks_for_tables(K, two_level_tables(K)), 0) << K;
+        Layout two = make_two_level_layout(K), back;
+        ASSERT_TRUE(stored_layout(K, two.blocks, two.tables, two.order, two.guaranteed, &back));
+        EXPECT_EQ(min_prefix_bits(back, K), min_prefix_bits(two, K));
+    }
+    EXPECT_EQ(min_prefix_bits(make_two_level_layout(2), 2), 35);
+    EXPECT_EQ(min_prefix_bits(make_two_level_layout(4), 4), 18);  // 10 + 8 narrow 2-bit blocks
 }
 
 TEST(BlockLayout, StoredLayoutsAreChecked) {
