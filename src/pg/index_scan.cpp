@@ -511,24 +511,35 @@ void release_pin(ScanState *st) {
 // longer there was removed by VACUUM, which only removes TIDs dead to
 // everyone: the row is invisible to us and is skipped. Entries only move
 // right (B-link splits) and pages are never deleted, so the search follows
-// right-links from the leaf where the hit was found. The same pin keeps a
-// non-MVCC scan's TID from being reused by an unrelated tuple before the
+// right-links from the leaf where the hit was found; except that a leaf root
+// that split since became an internal page (its entries moved to two new
+// leaves below it), and the search then descends from it. The same pin keeps
+// a non-MVCC scan's TID from being reused by an unrelated tuple before the
 // heap fetch.
 bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
     sx::EntryKey want = entry_key(h.key, const_cast<ItemPointer>(&h.tid));
-    BlockNumber blk = h.leaf;
-    while (blk != InvalidBlockNumber) {
-        Buffer buf = ReadBuffer(index, blk);
-        LockBuffer(buf, BUFFER_LOCK_SHARE);
+    Buffer buf = ReadBuffer(index, h.leaf);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    for (;;) {
         Page page = BufferGetPage(buf);
+        if (!(page_opaque(page)->flags & kPageLeaf)) {
+            BlockNumber root = BufferGetBlockNumber(buf);
+            UnlockReleaseBuffer(buf);
+            buf = simhash_find_leaf(index, root, want);
+            continue;
+        }
         if (page_leaf(page).contains(want)) {
             LockBuffer(buf, BUFFER_LOCK_UNLOCK);
             st->pinned = buf;
             return true;
         }
-        blk = beyond_high(page, want) ? page_opaque(page)->right : InvalidBlockNumber;
+        if (!beyond_high(page, want)) break;
+        BlockNumber right = page_opaque(page)->right;
         UnlockReleaseBuffer(buf);
+        buf = ReadBuffer(index, right);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
     }
+    UnlockReleaseBuffer(buf);
     return false;
 }
 
