@@ -58,9 +58,12 @@ pg_attribute_noreturn() void bad_page(Relation index, int table, BlockNumber blk
                            RelationGetRelationName(index), table, blk)));
 }
 
-// Appends the entries of every page of `level` from `blk` rightwards; false
-// (and nothing kept) when there are more than `budget` of them.
-bool read_level(Relation index, int table, BlockNumber blk, int level, uint32 budget, Entries *out) {
+// Appends the entries of every page of `*level` from `blk` rightwards; false
+// (and nothing kept) when there are more than `budget` of them. A *level of
+// 0 asks for the level of the page at `blk`, a root, which a root split
+// raises at any time: it is read under the same lock as the entries and
+// stored in *level (which stays 0, with no entries, for a leaf root).
+bool read_level(Relation index, int table, BlockNumber blk, int *level, uint32 budget, Entries *out) {
     out->n = 0;
     while (blk != InvalidBlockNumber) {
         CHECK_FOR_INTERRUPTS();
@@ -68,7 +71,15 @@ bool read_level(Relation index, int table, BlockNumber blk, int level, uint32 bu
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
         SimhashPageOpaque *op = page_opaque(page);
-        if (!(op->flags & kPageInternal) || op->level != level || op->table != table) bad_page(index, table, blk);
+        if (*level == 0) {
+            if (op->flags & kPageLeaf) {
+                UnlockReleaseBuffer(buf);
+                return true;
+            }
+            *level = op->level;
+        }
+        if (!(op->flags & kPageInternal) || op->level != *level || op->level == 0 || op->table != table)
+            bad_page(index, table, blk);
         size_t n = internal_count(page);
         if (out->n + n > budget) {
             UnlockReleaseBuffer(buf);
@@ -88,19 +99,14 @@ bool read_level(Relation index, int table, BlockNumber blk, int level, uint32 bu
 // returns the level of the pages they point to, or -1 (nothing cached) when
 // the root is a leaf.
 int read_table(Relation index, const SimhashMeta &meta, int table, uint32 budget, Entries *out) {
-    BlockNumber root = meta.roots[table];
-    Buffer buf = ReadBuffer(index, root);
-    LockBuffer(buf, BUFFER_LOCK_SHARE);
-    SimhashPageOpaque *op = page_opaque(BufferGetPage(buf));
-    int level = (op->flags & kPageLeaf) ? 0 : op->level;
-    UnlockReleaseBuffer(buf);
-    out->n = 0;
-    // The root may split between the two reads; its level then only grows.
-    if (level == 0 || !read_level(index, table, root, level, budget, out)) return -1;
+    int level = 0;
+    if (!read_level(index, table, meta.roots[table], &level, budget, out) || level == 0) return -1;
     Entries below{nullptr, 0, 0};
-    while (level > 1 && read_level(index, table, out->v[0].child, level - 1, budget, &below)) {
+    while (level > 1) {
+        int lower = level - 1;
+        if (!read_level(index, table, out->v[0].child, &lower, budget, &below)) break;
         std::swap(*out, below);
-        level--;
+        level = lower;
     }
     if (below.v) pfree(below.v);
     return level - 1;
