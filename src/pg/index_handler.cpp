@@ -4,12 +4,18 @@
 #include "simhash64.hpp"
 
 extern "C" {
+#include "access/xlog.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
 }
 
 // The index holds each whole fingerprint: index-only scans need no heap.
-static bool simhash_amcanreturn(Relation, int attno) { return attno == 1; }
+// Not on a hot standby: an index-only scan is safe because VACUUM needs a
+// cleanup lock on the leaf the scan keeps pinned (see recheck_entry), and the
+// replay of VACUUM's generic WAL records takes an exclusive lock only, so a
+// standby's scan could return a row whose heap tuple the replay has freed
+// and whose page it has set all-visible meanwhile.
+static bool simhash_amcanreturn(Relation, int attno) { return attno == 1 && !RecoveryInProgress(); }
 
 static char *simhash_ambuildphasename(int64 phase) {
     switch (phase) {
