@@ -25,7 +25,10 @@ BlockNumber walk_leaves(IndexVacuumInfo *info, bool cleanup_lock, PerLeaf per_le
                 LockBufferForCleanup(buf);
             else
                 LockBuffer(buf, BUFFER_LOCK_SHARE);
-            if (page_opaque(BufferGetPage(buf))->flags & kPageLeaf) per_leaf(buf);
+            // A new page is all zeros until its splitter initializes it, and stays so
+            // if the splitter failed (or crashed) before its WAL record.
+            Page page = BufferGetPage(buf);
+            if (!PageIsNew(page) && (page_opaque(page)->flags & kPageLeaf)) per_leaf(buf);
             UnlockReleaseBuffer(buf);
         }
     }
