@@ -181,53 +181,54 @@ SPIPlanPtr fetch_plan(GuardEntry *e, const GuardTarget *g, Oid ext_nsp, Oid fp_t
     return plan;
 }
 
-// A transaction that holds the guarded table in SHARE ROW EXCLUSIVE mode or
-// stronger (LOCK TABLE before a bulk load) has no concurrent writer: it needs
-// no bucket locks.
-bool table_locked_against_writers(Oid root) {
+bool held_against_writers(Oid relid) {
     LOCKTAG tag;
-    SET_LOCKTAG_RELATION(tag, MyDatabaseId, root);
+    SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
     return LockHeldByMe(&tag, ShareRowExclusiveLock) || LockHeldByMe(&tag, ExclusiveLock) ||
            LockHeldByMe(&tag, AccessExclusiveLock);
 }
 
-// Bucket locks last until the transaction ends and the shared lock table is
-// sized for max_locks_per_transaction per backend: a transaction writing many
-// rows would fill it. Past this many bucket locks on one table, the guard
-// takes that table (and its partitions) in SHARE ROW EXCLUSIVE mode instead,
-// as LOCK TABLE would, and takes no more bucket locks.
-int bucket_lock_budget() { return 4 * max_locks_per_xact; }
-
-struct LockBudget {
-    Oid root;  // hash key
-    LocalTransactionId lxid;
-    int taken;
-};
-
-HTAB *lock_budgets = nullptr;
-
-// True when this row's `wanted` locks fit the budget (and counts them).
-bool within_budget(Oid root, int wanted) {
-    if (lock_budgets == nullptr) {
-        HASHCTL ctl;
-        ctl.keysize = sizeof(Oid);
-        ctl.entrysize = sizeof(LockBudget);
-        lock_budgets = hash_create("simhash guard lock budgets", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+// A transaction that holds the guarded table in SHARE ROW EXCLUSIVE mode or
+// stronger (LOCK TABLE before a bulk load) has no concurrent writer: it needs
+// no bucket locks. For a partitioned table (or one with inheritance children)
+// every member must be so held: LOCK TABLE ONLY on the parent leaves the
+// partitions open to writers that insert into them directly.
+bool table_locked_against_writers(Oid root) {
+    if (!held_against_writers(root)) return false;
+    if (!has_subclass(root)) return true;
+    List *members = find_all_inheritors(root, NoLock, nullptr);
+    bool locked = true;
+    ListCell *lc;
+    foreach (lc, members) {
+        if (!held_against_writers(lfirst_oid(lc))) {
+            locked = false;
+            break;
+        }
     }
-    bool found;
-    auto *b = static_cast<LockBudget *>(hash_search(lock_budgets, &root, HASH_ENTER, &found));
-    if (!found || b->lxid != MyProc->lxid) {
-        b->lxid = MyProc->lxid;
-        b->taken = 0;
+    list_free(members);
+    return locked;
+}
+
+// Bucket locks last until the transaction ends, and the shared lock table has
+// room for about max_locks_per_transaction locks per backend: a transaction
+// writing many rows would fill it. Past that many bucket locks in one
+// transaction, over all guarded tables (a lock it already holds does not
+// count again), the guard takes the table (and its partitions) in SHARE ROW
+// EXCLUSIVE mode instead, as LOCK TABLE would, and takes no more bucket locks
+// there.
+int &bucket_locks_taken() {
+    static LocalTransactionId lxid = InvalidLocalTransactionId;
+    static int taken = 0;
+    if (lxid != MyProc->lxid) {
+        lxid = MyProc->lxid;
+        taken = 0;
     }
-    if (b->taken + wanted > bucket_lock_budget()) return false;
-    b->taken += wanted;
-    return true;
+    return taken;
 }
 
 void lock_table_against_writers(Oid root) {
     ereport(DEBUG1, (errmsg_internal("simhash guard: more than %d bucket locks, locking relation %u against writers",
-                                     bucket_lock_budget(), root)));
+                                     max_locks_per_xact, root)));
     LockRelationOid(root, ShareRowExclusiveLock);
     list_free(find_all_inheritors(root, ShareRowExclusiveLock, nullptr));
 }
@@ -242,14 +243,18 @@ void lock_buckets(const GuardTarget *g, bool writes, uint64 written_fp, bool kee
         if (keeps) k = simhash::guard_lock_keys(g->root, g->root_fp_attnum, kept_fp, g->max_distance);
         for (const auto &l : simhash::guard_lock_plan(w, k)) locks[nlocks++] = l;
     });
-    if (!within_budget(g->root, nlocks)) {
-        lock_table_against_writers(g->root);
-        return;
-    }
+    int &taken = bucket_locks_taken();
     for (int i = 0; i < nlocks; i++) {
         LOCKTAG tag;
         SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, locks[i].key.space, locks[i].key.bucket, kGuardLockTagField4);
-        (void) LockAcquire(&tag, locks[i].exclusive ? ExclusiveLock : ShareLock, false, false);
+        LOCKMODE mode = locks[i].exclusive ? ExclusiveLock : ShareLock;
+        if (LockHeldByMe(&tag, mode)) continue;
+        if (taken >= max_locks_per_xact) {
+            lock_table_against_writers(g->root);
+            return;
+        }
+        (void) LockAcquire(&tag, mode, false, false);
+        ++taken;
     }
 }
 
