@@ -235,6 +235,19 @@ LOCK TABLE parts IN SHARE ROW EXCLUSIVE MODE;
 INSERT INTO parts VALUES (3, '7777777777777777');
 SELECT count(*) AS bucket_locks FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 21320 AND pid = pg_backend_pid();
 ROLLBACK;
+-- the bucket lock budget is the transaction's, over all guarded tables: 10
+-- rows into docs, then 10 into parts pass max_locks_per_transaction (64)
+-- together, and parts is locked against writers instead
+BEGIN;
+INSERT INTO docs (id, title, fp)
+  SELECT 300000 + i, 'budget', ('x' || md5('docs' || i))::bit(64)::bigint::simhash64 FROM generate_series(1, 10) i;
+INSERT INTO parts
+  SELECT 210 + i, ('x' || md5('parts' || i))::bit(64)::bigint::simhash64 FROM generate_series(1, 10) i;
+SELECT count(*) <= current_setting('max_locks_per_transaction')::int AS bounded_bucket_locks
+  FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 21320 AND pid = pg_backend_pid();
+SELECT relation::regclass, mode FROM pg_locks WHERE locktype = 'relation' AND pid = pg_backend_pid()
+   AND mode = 'ShareRowExclusiveLock' AND relation IN ('docs'::regclass, 'parts'::regclass) ORDER BY 1;
+ROLLBACK;
 
 -- privileges: the DETAIL shows only the values the user may read
 CREATE ROLE regress_guard_writer;
