@@ -86,12 +86,14 @@ INSERT INTO raw_balls VALUES (1, '\x0123456789abcdef00000003'), (2, '\x012345678
 TRUNCATE balls_copy;
 \copy balls_copy FROM 'results/ball_raw1.bin' (FORMAT binary)
 SELECT b FROM balls_copy;
--- radius 65 and -1: 22023; a message that is too short: refused, not misread
+-- radius 65 and -1: 22023; a message that is too short: refused as bad binary
+-- data (22P03, as simhash64_recv does), not misread
 \set VERBOSITY sqlstate
 \copy balls_copy FROM 'results/ball_raw2.bin' (FORMAT binary)
 \copy balls_copy FROM 'results/ball_raw3.bin' (FORMAT binary)
 \copy balls_copy FROM 'results/ball_raw4.bin' (FORMAT binary)
 \set VERBOSITY default
 \copy balls_copy FROM 'results/ball_raw2.bin' (FORMAT binary)
+\copy balls_copy FROM 'results/ball_raw4.bin' (FORMAT binary)
 SELECT count(*) AS still_one FROM balls_copy;
 DROP TABLE balls, balls_copy, raw_balls;

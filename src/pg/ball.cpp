@@ -53,6 +53,10 @@ SIMHASH_FUNCTION(simhash_ball_out) {
 // Wire form: the center as int8, then the radius as int4 (12 bytes).
 SIMHASH_FUNCTION(simhash_ball_recv) {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    int remaining = buf->len - buf->cursor;
+    if (remaining != 12)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                        errmsg("invalid binary simhash_ball: %d bytes, expected 12", remaining)));
     std::uint64_t center = static_cast<std::uint64_t>(pq_getmsgint64(buf));
     int32 radius = static_cast<int32>(pq_getmsgint(buf, 4));
     check_radius(radius);
