@@ -38,10 +38,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 mkdir -p "$out"
-psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" 2>/dev/null
-psql_db -f "$here/bench_setup.sql"
+. "$here/fresh_bench_db.sh"
 [ -n "$grow" ] || grow=$((rows < 1000000 ? rows : 1000000))
 if [[ " $datasets " == *" peps "* ]]; then
   if [ ! -s "$pool" ]; then

@@ -21,9 +21,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" 2>/dev/null
-psql_db -f "$here/bench_setup.sql"
+. "$here/fresh_bench_db.sh"
 echo "== $rows random rows: load" >&2
 psql_db -v n="$rows" -v nq="$nq" <<'SQL'
 CREATE TABLE lay (id bigint, fp simhash64);

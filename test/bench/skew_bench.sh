@@ -26,9 +26,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" 2>/dev/null
-psql_db -f "$here/bench_setup.sql"
+. "$here/fresh_bench_db.sh"
 m=$((rows < 1000000 ? rows / 10 : 100000))
 # V, and the 40-bit prefix P (low 24 bits zero)
 read -r v p < <(psql_db -At -F' ' -c "SELECT rnd64(90000000000000), rnd64(90000000000001) & ~16777215")
