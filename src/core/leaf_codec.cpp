@@ -323,15 +323,20 @@ EntryKey Leaf::get(std::size_t i, std::size_t *cursor) const noexcept {
     return decode(i, *cursor);
 }
 
-std::size_t Leaf::lower_bound(std::uint64_t key) const noexcept {
+Leaf::Span Leaf::bucket_span(std::uint64_t key) const noexcept {
     std::uint64_t pmask = ~suffix_mask_;
-    if ((key & pmask) != h_.prefix) return (key & pmask) < h_.prefix ? 0 : h_.count;
+    if ((key & pmask) != h_.prefix) return (key & pmask) < h_.prefix ? Span{0, 0} : Span{h_.count, h_.count};
     std::uint32_t b = bucket_bits_of(key, h_.suffix_bits(), h_.bucket_bits);
-    if (b < h_.first_bucket) return 0;
-    if (b - h_.first_bucket >= h_.buckets) return h_.count;
+    if (b < h_.first_bucket) return {0, 0};
+    if (b - h_.first_bucket >= h_.buckets) return {h_.count, h_.count};
     std::size_t j = b - h_.first_bucket;
+    return {bucket_start(j), bucket_start(j + 1)};
+}
+
+std::size_t Leaf::lower_bound(std::uint64_t key) const noexcept {
+    Span span = bucket_span(key);
     std::uint64_t want = key & low_mask_;
-    std::size_t lo = bucket_start(j), hi = bucket_start(j + 1);
+    std::size_t lo = span.from, hi = span.to;
     while (lo < hi) {
         std::size_t mid = lo + (hi - lo) / 2;
         if (low_key(mid) < want)
@@ -344,6 +349,15 @@ std::size_t Leaf::lower_bound(std::uint64_t key) const noexcept {
 
 std::size_t Leaf::upper_bound(std::uint64_t key) const noexcept {
     return key == ~std::uint64_t{0} ? h_.count : lower_bound(key + 1);
+}
+
+void Leaf::prefetch(std::uint64_t lo, std::uint64_t hi) const noexcept {
+    if (lo > hi) return;
+    std::size_t from = bucket_span(lo).from, to = bucket_span(hi).to;
+    const std::uint8_t *first = entries_ + from * h_.entry_bits() / 8;
+    const std::uint8_t *last = from < to ? entries_ + (to * h_.entry_bits() + 7) / 8 : first;
+    for (const std::uint8_t *a = first; a < last; a += 64) __builtin_prefetch(a);
+    for (std::size_t off = 0; off < tail_n_ * kLeafEntrySize; off += 64) __builtin_prefetch(area_ + h_.bytes + off);
 }
 
 std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,

@@ -111,6 +111,11 @@ class Leaf {
     // entries with lo <= key <= hi within `radius` bits of qkey.
     std::size_t near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
                      std::uint16_t *out) const noexcept;
+    // Starts loading the lines near() would read for [lo, hi], located from
+    // the directory alone (no entry is read): a probe of several tables
+    // calls it on each table's leaf before reading any, so that their cache
+    // misses overlap instead of following one another.
+    void prefetch(std::uint64_t lo, std::uint64_t hi) const noexcept;
     bool contains(const EntryKey &e) const noexcept;
     // Every entry, in position order; returns size().
     std::size_t unpack(EntryKey *out) const noexcept;
@@ -120,6 +125,12 @@ class Leaf {
                                   const EntryKey &high, std::size_t *bad) noexcept;
     // Segment positions of bucket j (0 .. buckets - 1): [start(j), start(j + 1)).
     std::size_t bucket_start(std::size_t j) const noexcept;
+    // The segment positions of the bucket that would hold `key`; an empty
+    // span at 0 or count() when the key sorts before or after the segment.
+    struct Span {
+        std::size_t from, to;
+    };
+    Span bucket_span(std::uint64_t key) const noexcept;
     std::size_t bucket_of(std::size_t i, std::size_t from_bucket = 0) const noexcept;
     EntryKey decode(std::size_t i, std::size_t bucket) const noexcept;
     std::uint64_t low_key(std::size_t i) const noexcept;

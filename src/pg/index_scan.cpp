@@ -292,9 +292,9 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
     }
 }
 
-void prefetch_page(Buffer buf) {
+void prefetch_page(Buffer buf, size_t bytes = BLCKSZ) {
     const char *page = static_cast<const char *>(BufferGetPage(buf));
-    for (size_t off = 0; off < BLCKSZ; off += 64) __builtin_prefetch(page + off);
+    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(page + off);
 }
 
 // A sweep reads every leaf once, and its time went into the first touch of
@@ -340,9 +340,15 @@ size_t first_children(const Pass &p, const SimhashMeta &meta, const SimhashDirec
     return n;
 }
 
-// Runs the passes (one per table at most), from the directory: the first
-// page of every pass is pinned and prefetched before any is read, so that a
-// probe's leaves, one per table and rarely in the CPU cache, load together.
+// The lines of a leaf that locate a key range: the page and packed headers
+// and (at the usual bucket widths) the bucket directory.
+constexpr size_t kLeafHeadBytes = 256;
+
+// Runs the passes (one per table at most), from the directory. A probe's
+// leaves, one per table, are rarely in the CPU cache at 10M rows, and each
+// is a chain of misses (page header, directory, entries): the chains run
+// side by side, by first pinning every pass's first page and loading its
+// head, then loading the entries each will read, and only then reading any.
 void run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
     SimhashCache *cache = simhash_cache(index);
     Child *children[sx::kMaxTables + 1];
@@ -353,9 +359,17 @@ void run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
         SimhashDirectory dir = simhash_directory(cache, passes[i].table);
         nchildren[i] = first_children(passes[i], cache->meta, dir, st, &children[i]);
         first[i] = nchildren[i] > 0 ? ReadBuffer(index, children[i][0].block) : InvalidBuffer;
-        if (first[i] != InvalidBuffer) prefetch_page(first[i]);
+        if (first[i] != InvalidBuffer) prefetch_page(first[i], kLeafHeadBytes);
         // A table that had no directory may have grown one level since.
         if (dir.n == 0 && passes[i].table < cache->meta.tables) hops++;
+    }
+    for (int i = 0; i < npasses; ++i) {
+        if (first[i] == InvalidBuffer) continue;
+        LockBuffer(first[i], BUFFER_LOCK_SHARE);
+        Page page = BufferGetPage(first[i]);
+        if (page_opaque(page)->flags & kPageLeaf) page_leaf(page).prefetch(passes[i].lo, passes[i].hi);
+        else prefetch_page(first[i]);
+        LockBuffer(first[i], BUFFER_LOCK_UNLOCK);
     }
     for (int i = 0; i < npasses; ++i) {
         visit_children(passes[i], children[i], nchildren[i], st, first[i]);
