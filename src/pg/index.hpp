@@ -164,6 +164,12 @@ Buffer simhash_new_buffer(Relation index);
 void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key);
 // Pins and share-locks the leaf whose range holds `key` (moving right as needed).
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
+// Releases locked `buf` for its right sibling, locked in `mode`. Key ranges
+// only increase along right-links (a page's high key is above its low key and
+// is its sibling's low key): a chain that breaks this is corruption (XX002),
+// not a walk that never ends.
+Buffer simhash_step_right(Relation index, Buffer buf, int mode);
+pg_attribute_noreturn() void simhash_bad_right_link(Relation index, BlockNumber blk);
 // The layout the reloptions ask for, or for `rows` rows by the default rule.
 sx::Layout simhash_layout_option(Relation index, double rows);
 

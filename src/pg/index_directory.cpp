@@ -53,8 +53,8 @@ void push(Entries *e, const SimhashDirEntry &x) {
 
 pg_attribute_noreturn() void bad_page(Relation index, int table, BlockNumber blk) {
     ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
-                    errmsg("simhash index \"%s\" is corrupt: table %d, block %u is not an internal page of the "
-                           "expected level",
+                    errmsg("simhash index \"%s\" is corrupt: table %d, block %u is not the internal page its "
+                           "level's right-links lead to",
                            RelationGetRelationName(index), table, blk)));
 }
 
@@ -65,7 +65,8 @@ pg_attribute_noreturn() void bad_page(Relation index, int table, BlockNumber blk
 // stored in *level (which stays 0, with no entries, for a leaf root).
 bool read_level(Relation index, int table, BlockNumber blk, int *level, uint32 budget, Entries *out) {
     out->n = 0;
-    while (blk != InvalidBlockNumber) {
+    sx::EntryKey high{0, 0, 0};
+    for (bool first = true; blk != InvalidBlockNumber; first = false) {
         CHECK_FOR_INTERRUPTS();
         Buffer buf = ReadBuffer(index, blk);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -80,6 +81,11 @@ bool read_level(Relation index, int table, BlockNumber blk, int *level, uint32 b
         }
         if (!(op->flags & kPageInternal) || op->level != *level || op->level == 0 || op->table != table)
             bad_page(index, table, blk);
+        // Key ranges only increase along right-links (a broken chain could loop).
+        if ((!first && sx::compare_keys(page_low(page), high) != 0) ||
+            (op->has_high && !sx::key_less(page_low(page), page_high(page))))
+            bad_page(index, table, blk);
+        high = page_high(page);
         size_t n = internal_count(page);
         if (out->n + n > budget) {
             UnlockReleaseBuffer(buf);

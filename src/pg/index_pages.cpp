@@ -126,16 +126,37 @@ static void leaf_add(Relation index, Buffer buf, const sx::EntryKey &key) {
          BufferGetBlockNumber(buf));
 }
 
+pg_attribute_noreturn() void simhash_bad_right_link(Relation index, BlockNumber blk) {
+    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                    errmsg("simhash index \"%s\" is corrupt: the right-link of block %u does not lead to higher keys",
+                           RelationGetRelationName(index), blk)));
+}
+
+Buffer simhash_step_right(Relation index, Buffer buf, int mode) {
+    Page page = BufferGetPage(buf);
+    SimhashPageOpaque *op = page_opaque(page);
+    BlockNumber blk = BufferGetBlockNumber(buf), right = op->right;
+    sx::EntryKey high = page_high(page);
+    bool ok = op->has_high && right != InvalidBlockNumber && sx::key_less(page_low(page), high);
+    UnlockReleaseBuffer(buf);
+    if (!ok) simhash_bad_right_link(index, blk);
+    CHECK_FOR_INTERRUPTS();
+    Buffer next = ReadBuffer(index, right);
+    LockBuffer(next, mode);
+    if (sx::compare_keys(page_low(BufferGetPage(next)), high) != 0) {
+        UnlockReleaseBuffer(next);
+        simhash_bad_right_link(index, blk);
+    }
+    return next;
+}
+
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = ReadBuffer(index, root);
     LockBuffer(buf, BUFFER_LOCK_SHARE);
     for (;;) {
         Page page = BufferGetPage(buf);
         if (beyond_high(page, key)) {
-            BlockNumber right = page_opaque(page)->right;
-            UnlockReleaseBuffer(buf);
-            buf = ReadBuffer(index, right);
-            LockBuffer(buf, BUFFER_LOCK_SHARE);
+            buf = simhash_step_right(index, buf, BUFFER_LOCK_SHARE);
             continue;
         }
         if (page_opaque(page)->flags & kPageLeaf) return buf;
@@ -151,7 +172,6 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
 // the leaf; succeeds when the leaf has room (almost always).
 static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = simhash_find_leaf(index, root, key);
-    BlockNumber blk = BufferGetBlockNumber(buf);
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
     for (;;) {
@@ -162,10 +182,7 @@ static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryK
             return false;
         }
         if (!beyond_high(page, key)) break;
-        blk = page_opaque(page)->right;
-        UnlockReleaseBuffer(buf);
-        buf = ReadBuffer(index, blk);
-        LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+        buf = simhash_step_right(index, buf, BUFFER_LOCK_EXCLUSIVE);
     }
     if (leaf_room(BufferGetPage(buf), key) == LeafRoom::kSplit) {
         UnlockReleaseBuffer(buf);

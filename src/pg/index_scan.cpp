@@ -243,7 +243,8 @@ void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buf
 // copied, the page released, then each child visited. `pinned` is c.block
 // already pinned by the caller, or InvalidBuffer.
 void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
-    BlockNumber blk = c.block;
+    BlockNumber blk = c.block, left = InvalidBlockNumber;
+    sx::EntryKey high{0, 0, 0};
     for (bool first = true;; first = false) {
         CHECK_FOR_INTERRUPTS();
         Buffer buf = pinned != InvalidBuffer ? pinned : ReadBuffer(p.index, blk);
@@ -254,8 +255,11 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         if (first && c.level >= 0 &&
             (op->level != c.level || op->table != p.table || sx::compare_keys(page_low(page), c.low) != 0))
             not_the_child(p, blk);
+        // (See simhash_step_right: a broken chain must not be walked forever.)
+        if (!first && sx::compare_keys(page_low(page), high) != 0) simhash_bad_right_link(p.index, left);
         bool has_high = op->has_high != 0;
-        sx::EntryKey high = page_high(page);
+        high = page_high(page);
+        if (has_high && !sx::key_less(page_low(page), high)) simhash_bad_right_link(p.index, blk);
         BlockNumber right = op->right;
         Child *children = nullptr;
         size_t nchildren = 0;
@@ -287,6 +291,8 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         // Done when this page reaches the promised bound or leaves the key range.
         if (!has_high || high.key > p.hi) return;
         if (c.has_high && !sx::key_less(high, c.high)) return;
+        if (right == InvalidBlockNumber) simhash_bad_right_link(p.index, blk);
+        left = blk;
         blk = right;
         p.hops++;
     }
