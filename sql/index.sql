@@ -287,6 +287,35 @@ CREATE INDEX docs_fp_bad ON docs USING simhash (fp);
 ALTER INDEX docs_fp_bad SET (tables = 5);
 DROP INDEX docs_fp_bad;
 SELECT simhash_index_check('docs_pkey');
+-- What the check and the info refuse, and the privileges they ask for,
+-- checked before any lock is requested (a user who may not lock the table
+-- must not queue for the lock and hold writers up).
+CREATE TABLE part_docs (id int, fp simhash64) PARTITION BY RANGE (id);
+CREATE TABLE part_docs_1 PARTITION OF part_docs FOR VALUES FROM (0) TO (100);
+CREATE INDEX part_docs_fp ON part_docs USING simhash (fp);
+INSERT INTO part_docs VALUES (1, 'aaaabbbbccccdddd'), (2, NULL);
+SELECT simhash_index_check('part_docs_fp');
+SELECT entries FROM simhash_index_info('part_docs_fp');
+-- (a failed CREATE INDEX CONCURRENTLY leaves an invalid index)
+CREATE FUNCTION fp_or_fail(f simhash64) RETURNS simhash64 IMMUTABLE LANGUAGE plpgsql AS $$
+BEGIN IF f = 'aaaabbbbccccdddd' THEN RAISE EXCEPTION 'the build fails on %', f; END IF; RETURN f; END $$;
+CREATE INDEX CONCURRENTLY part_docs_bad ON part_docs_1 USING simhash ((fp_or_fail(fp)));
+SELECT simhash_index_check('part_docs_bad');
+SELECT entries FROM simhash_index_info('part_docs_bad');
+DROP INDEX part_docs_bad;
+CREATE ROLE regress_simhash_reader;
+GRANT SELECT ON part_docs_1 TO regress_simhash_reader;
+SET ROLE regress_simhash_reader;
+SELECT entries FROM simhash_index_info('part_docs_1_fp_idx');
+SELECT simhash_index_check('part_docs_1_fp_idx');
+RESET ROLE;
+GRANT UPDATE ON part_docs_1 TO regress_simhash_reader;
+SET ROLE regress_simhash_reader;
+SELECT simhash_index_check('part_docs_1_fp_idx', true);
+RESET ROLE;
+DROP TABLE part_docs;
+DROP FUNCTION fp_or_fail;
+DROP ROLE regress_simhash_reader;
 
 -- CREATE INDEX CONCURRENTLY, TRUNCATE, then refill.
 CREATE INDEX CONCURRENTLY docs_fpc ON docs USING simhash (fp);

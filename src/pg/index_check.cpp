@@ -37,6 +37,9 @@ struct Walk {
     uint64 chain_key;
     int height;
     bool count_dead;
+    // count_dead: a dirty snapshot, which sees rows that are being inserted
+    // or deleted, so that only deletions already committed count
+    Snapshot dirty;
     bool relaxed;        // writers may run: follow splits made after a parent was read
     sx::EntryKey *keys;  // heapallindexed: this table's entries
     Size nkeys, capkeys;
@@ -92,6 +95,9 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
         if (leaf != (op->level == 0)) corrupt(*w, blk, "leaf flag and level disagree");
         if (level < 0) w->height = op->level + 1;
         if (sx::compare_keys(page_low(page), low) != 0) corrupt(*w, blk, "low key differs from the parent's");
+        // (Bounds that only increase along right-links also mean a relaxed
+        // walk cannot go round a cycle of them.)
+        if (op->has_high && !sx::key_less(page_low(page), page_high(page))) corrupt(*w, blk, "high key not above low key");
         bool split_off = w->relaxed && op->has_high && (!has_high || sx::key_less(page_high(page), high));
         bool page_has_high = split_off || has_high;
         sx::EntryKey page_bound = split_off ? page_high(page) : high;
@@ -127,7 +133,7 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
                     ItemPointerData tid;
                     entry_tid(e, &tid);
                     bool all_dead = false;
-                    if (!table_index_fetch_tuple_check(w->heap, &tid, SnapshotSelf, &all_dead)) w->dead++;
+                    if (!table_index_fetch_tuple_check(w->heap, &tid, w->dirty, &all_dead)) w->dead++;
                 }
             }
         } else {
@@ -161,17 +167,38 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
     }
 }
 
-Relation open_simhash_index(Oid indexoid, Relation *heap, LOCKMODE heaplock) {
+// Opens the index and its table, which the user must hold one of
+// `privileges` on: checked before the lock is requested, so that a user who
+// may not take it cannot queue for it and hold writers up. An index a failed
+// CREATE INDEX CONCURRENTLY left behind is refused: before its build
+// finished (not ready) its pages may be anything, and after it (not valid)
+// it may lack rows by design, which `check` would call corruption (amcheck
+// refuses such indexes too).
+Relation open_simhash_index(Oid indexoid, Relation *heap, LOCKMODE heaplock, AclMode privileges, bool check) {
+    if (get_rel_relkind(indexoid) == RELKIND_PARTITIONED_INDEX)
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                        errmsg("\"%s\" is a partitioned index", get_rel_name(indexoid)),
+                        errdetail("A partitioned index has no pages of its own."),
+                        errhint("Pass the index of each partition.")));
     Oid heapoid = IndexGetRelation(indexoid, true);
     if (!OidIsValid(heapoid))
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", get_rel_name(indexoid))));
+    if (pg_class_aclmask(heapoid, GetUserId(), privileges, ACLMASK_ANY) == 0)
+        aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(heapoid));
     *heap = table_open(heapoid, heaplock);
     Relation index = index_open(indexoid, AccessShareLock);
     if (index->rd_indam->amgettuple != simhash_amgettuple)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                         errmsg("\"%s\" is not a simhash index", RelationGetRelationName(index))));
-    if (pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-        aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(heapoid));
+    if (RELATION_IS_OTHER_TEMP(index))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("cannot access temporary index \"%s\" of another session", RelationGetRelationName(index))));
+    if (!index->rd_index->indisready || (check && !index->rd_index->indisvalid))
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("cannot %s simhash index \"%s\": it is not valid", check ? "check" : "read",
+                               RelationGetRelationName(index)),
+                        index->rd_index->indisready ? 0 : errdetail("Its build did not finish."),
+                        errhint("Drop it, or rebuild it with REINDEX.")));
     return index;
 }
 
@@ -199,6 +226,8 @@ void heap_row_present(Relation, ItemPointer tid, Datum *values, bool *isnull, bo
 // Walks every table and the NULL list; the results are in tables[0..meta.tables].
 void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tables, bool collect, bool count_dead,
               bool relaxed) {
+    SnapshotData dirty;
+    InitDirtySnapshot(dirty);
     for (int t = 0; t <= meta.tables; ++t) {
         Walk *w = &tables[t];
         memset(w, 0, sizeof(*w));
@@ -206,6 +235,7 @@ void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tabl
         w->heap = heap;
         w->table = t;
         w->count_dead = count_dead;
+        w->dirty = &dirty;
         w->relaxed = relaxed;
         if (collect) {
             w->capkeys = 1024;
@@ -222,18 +252,26 @@ SIMHASH_FUNCTION(simhash_index_check) {
     bool heapallindexed = PG_GETARG_BOOL(1);
     Relation heap;
     // ShareLock keeps writers and VACUUM out: the walk sees one consistent
-    // index, and heapallindexed can check every row not yet removable,
-    // recently dead ones included. A hot standby grants at most
-    // RowExclusiveLock, and replay changes the index under any lock anyway,
-    // so there the walk follows concurrent splits and heapallindexed checks
-    // the rows visible to an MVCC snapshot taken before the walk: each was
-    // committed, so all its entries were replayed, before the snapshot, and
-    // replay cannot remove them while the snapshot could still see the row
-    // (the heap's cleanup records cancel conflicting standby queries first).
+    // index, and heapallindexed checks every row an MVCC snapshot taken after
+    // the lock sees: every live row. Rows deleted but not yet removable are
+    // not checked: one deleted before the build was never indexed, and
+    // whether it still counts as not removable moves with the cleanup
+    // horizon, which can move back (vacuum_defer_cleanup_age, a standby's
+    // feedback). A hot standby grants at most RowExclusiveLock, and replay
+    // changes the index under any lock anyway, so there the walk follows
+    // concurrent splits, and each row the snapshot sees was committed, so
+    // all its entries were replayed, before the snapshot, and replay cannot
+    // remove them while the snapshot could still see the row (the heap's
+    // cleanup records cancel conflicting standby queries first).
     bool recovery = RecoveryInProgress();
     LOCKMODE heaplock = recovery ? AccessShareLock : ShareLock;
-    Relation index = open_simhash_index(indexoid, &heap, heaplock);
-    Snapshot snapshot = heapallindexed && recovery ? RegisterSnapshot(GetTransactionSnapshot()) : nullptr;
+    // The privileges LOCK TABLE asks for these modes.
+    Relation index = open_simhash_index(indexoid, &heap, heaplock,
+                                        recovery ? ACL_SELECT : ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE, true);
+    // A snapshot taken now, not the transaction's: an older one (REPEATABLE
+    // READ) may see rows deleted before the index was built, which it never
+    // held.
+    Snapshot snapshot = heapallindexed ? RegisterSnapshot(GetLatestSnapshot()) : nullptr;
     SimhashMeta meta = simhash_read_meta(index);
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
     walk_all(index, heap, meta, tables, heapallindexed, false, recovery);
@@ -242,12 +280,9 @@ SIMHASH_FUNCTION(simhash_index_check) {
             std::sort(tables[t].keys, tables[t].keys + tables[t].nkeys, sx::KeyLess());
         Presence p{tables, meta.tables, simhash_layout(meta), index};
         IndexInfo *info = BuildIndexInfo(index);
-        TableScanDesc scan = nullptr;
-        if (snapshot) {
-            // An MVCC build scan: the rows that snapshot sees (ended by the build scan).
-            info->ii_Concurrent = true;
-            scan = table_beginscan_strat(heap, snapshot, 0, nullptr, true, false);
-        }
+        // An MVCC build scan: the rows that snapshot sees (ended by the build scan).
+        info->ii_Concurrent = true;
+        TableScanDesc scan = table_beginscan_strat(heap, snapshot, 0, nullptr, true, false);
         table_index_build_scan(heap, index, info, true, false, heap_row_present, &p, scan);
     }
     if (snapshot) UnregisterSnapshot(snapshot);
@@ -261,7 +296,7 @@ SIMHASH_FUNCTION(simhash_index_info) {
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE) elog(ERROR, "return type must be a row type");
     Relation heap;
-    Relation index = open_simhash_index(indexoid, &heap, AccessShareLock);
+    Relation index = open_simhash_index(indexoid, &heap, AccessShareLock, ACL_SELECT, false);
     SimhashMeta meta = simhash_read_meta(index);
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
     // AccessShareLock lets inserts split pages while we walk.
