@@ -81,7 +81,38 @@ SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON si
        pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON a.fp <@ simhash_ball(b.fp, 3)$$) AS ball_k3,
        pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON simhash_ball(b.fp, 32) @> a.fp$$) AS ball_k32,
        pg_temp.estimated_rows($$SELECT * FROM random_fp a JOIN random_fp b ON a.fp <@ simhash_ball(b.fp, (SELECT 3))$$) AS ball_unknown_k;
--- a center unknown at plan time with a constant radius: the binomial
+-- a center unknown at plan time with a constant radius: for random values the
+-- binomial (and the center's own row)
 SELECT pg_temp.estimated_rows($$SELECT * FROM random_fp i WHERE i.fp <@ simhash_ball((SELECT fp FROM random_fp WHERE id = 1), 32)$$) AS ball_center_subselect;
+
+-- A center unknown at plan time that is one of the column's values (a
+-- generic plan's parameter): the expectation over the column's values, so
+-- the most common values count with their frequencies. It was the binomial:
+-- 1 row for clustered_fp, where a tenth of the rows are within 3 bits of
+-- each most common value (the custom plan's estimate on such a value).
+SET plan_cache_mode = force_generic_plan;
+PREPARE near_ball(simhash64) AS SELECT * FROM clustered_fp WHERE fp <@ simhash_ball($1, 3);
+PREPARE near_within(simhash64) AS SELECT * FROM clustered_fp WHERE simhash_within(fp, $1, 3);
+PREPARE near_random(simhash64) AS SELECT * FROM random_fp WHERE simhash_within(fp, $1, 3);
+SELECT pg_temp.estimated_rows($$EXECUTE near_ball('0123456789abcdef')$$) AS clustered_ball,
+       pg_temp.estimated_rows($$EXECUTE near_within('0123456789abcdef')$$) AS clustered_within,
+       pg_temp.estimated_rows($$EXECUTE near_random('0123456789abcdef')$$) AS random_within;
+RESET plan_cache_mode;
+DEALLOCATE ALL;
+
+-- Semi- and anti-joins: PostgreSQL asks for the fraction of outer rows with
+-- at least one match, 1 - (1 - p)^inner_rows, not the pair probability p
+-- (EXISTS at k = 16 was estimated at 1 row of 200, NOT EXISTS at 200).
+CREATE TABLE outer_fp AS SELECT id, fp FROM random_fp WHERE id <= 200;
+CREATE TABLE inner_fp AS SELECT id, fp FROM random_fp WHERE id > 90000;
+ANALYZE outer_fp, inner_fp;
+SELECT pg_temp.estimated_rows($$SELECT * FROM outer_fp o WHERE EXISTS (SELECT FROM inner_fp i WHERE simhash_within(i.fp, o.fp, 16))$$) AS semi_within,
+       pg_temp.estimated_rows($$SELECT * FROM outer_fp o WHERE EXISTS (SELECT FROM inner_fp i WHERE i.fp <@ simhash_ball(o.fp, 16))$$) AS semi_ball,
+       (SELECT count(*) FROM outer_fp o WHERE EXISTS (SELECT FROM inner_fp i WHERE simhash_within(i.fp, o.fp, 16))) AS semi_actual,
+       pg_temp.estimated_rows($$SELECT * FROM outer_fp o WHERE NOT EXISTS (SELECT FROM inner_fp i WHERE simhash_within(i.fp, o.fp, 16))$$) AS anti_within,
+       pg_temp.estimated_rows($$SELECT * FROM outer_fp o WHERE NOT EXISTS (SELECT FROM inner_fp i WHERE i.fp <@ simhash_ball(o.fp, 16))$$) AS anti_ball;
+-- an inner join keeps the pair probability
+SELECT pg_temp.estimated_rows($$SELECT * FROM outer_fp o JOIN inner_fp i ON simhash_within(i.fp, o.fp, 16)$$) AS inner_join;
+DROP TABLE outer_fp, inner_fp;
 
 DROP TABLE random_fp, random_bigint, clustered_fp;

@@ -8,12 +8,16 @@
 // the binomial.
 #include "selectivity.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "simhash_ball.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
 #include "utils/lsyscache.h"
 }
 
@@ -44,6 +48,73 @@ double within_selectivity(VariableStatData *vardata, std::uint64_t center, int r
     double rest = 1.0 - nullfrac - mcv_total;
     if (rest < 0.0) rest = 0.0;
     double selectivity = mcv_match + rest * simhash::random_within_probability(radius);
+    CLAMP_PROBABILITY(selectivity);
+    return selectivity;
+}
+
+// Centers tested one by one against every most common value: the planner
+// may run this for every generic plan, so at most 256 x 10,000 distances.
+constexpr int kMaxMcvCenters = 256;
+
+double within_unknown_center_selectivity(VariableStatData *vardata, int radius) {
+    double random = simhash::random_within_probability(radius);
+    if (!HeapTupleIsValid(vardata->statsTuple)) return kDefaultWithinSelectivity;
+    double nullfrac = reinterpret_cast<Form_pg_statistic>(GETSTRUCT(vardata->statsTuple))->stanullfrac;
+    if (nullfrac >= 1.0) return 0.0;
+    bool isdefault;
+    double ndistinct = get_variable_numdistinct(vardata, &isdefault);
+    double mcv_total = 0.0, centers = 0.0, expected = 0.0;
+    int nmcv = 0;
+    AttStatsSlot sslot;
+    if (get_attstatsslot(&sslot, vardata->statsTuple, STATISTIC_KIND_MCV, InvalidOid,
+                         ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS)) {
+        int16 typlen;
+        bool typbyval;
+        get_typlenbyval(sslot.valuetype, &typlen, &typbyval);
+        if (typlen == 8 && typbyval) {
+            nmcv = sslot.nvalues;
+            for (int i = 0; i < nmcv; ++i) mcv_total += sslot.numbers[i];
+            double rest = std::max(0.0, 1.0 - nullfrac - mcv_total);
+            for (int i = 0; i < std::min(nmcv, kMaxMcvCenters); ++i) {
+                uint64 center = DatumGetSimhash64(sslot.values[i]);
+                double match = rest * random;
+                for (int j = 0; j < nmcv; ++j)
+                    if (simhash::hamming_distance(DatumGetSimhash64(sslot.values[j]), center) <= radius)
+                        match += sslot.numbers[j];
+                expected += sslot.numbers[i] * match;
+                centers += sslot.numbers[i];
+            }
+        }
+        free_attstatsslot(&sslot);
+    }
+    // Any other center: its own value's rows, and random rows of the rest
+    // and of the most common values alike.
+    double rest = std::max(0.0, 1.0 - nullfrac - mcv_total);
+    double own = rest / std::max(1.0, ndistinct - nmcv);
+    double others = std::max(0.0, 1.0 - nullfrac - centers);
+    expected += others * (own + (1.0 - nullfrac) * random);
+    double selectivity = expected / (1.0 - nullfrac);
+    CLAMP_PROBABILITY(selectivity);
+    return selectivity;
+}
+
+double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinType jointype,
+                               const SpecialJoinInfo *sjinfo) {
+    if ((jointype != JOIN_SEMI && jointype != JOIN_ANTI) || sjinfo == nullptr) return pair_selectivity;
+    RelOptInfo *inner = nullptr;
+    switch (bms_membership(sjinfo->min_righthand)) {
+        case BMS_SINGLETON:
+            inner = find_base_rel(root, bms_singleton_member(sjinfo->min_righthand));
+            break;
+        case BMS_MULTIPLE:
+            inner = find_join_rel(root, sjinfo->min_righthand);
+            break;
+        default:
+            break;
+    }
+    if (inner == nullptr || inner->rows <= 0) return pair_selectivity;
+    // 1 - (1 - p)^n, accurate for tiny p too
+    double selectivity = -std::expm1(inner->rows * std::log1p(-std::min(pair_selectivity, 1.0 - 1e-15)));
     CLAMP_PROBABILITY(selectivity);
     return selectivity;
 }
@@ -89,7 +160,7 @@ SIMHASH_FUNCTION(simhash_ball_restrict_sel) {
         }
     } else {
         int radius = constructed_radius(root, other);
-        if (radius >= 0) selectivity = simhash::random_within_probability(radius);
+        if (radius >= 0) selectivity = within_unknown_center_selectivity(&vardata, radius);
     }
     ReleaseVariableStats(vardata);
     PG_RETURN_FLOAT8(selectivity);
@@ -101,11 +172,13 @@ SIMHASH_FUNCTION(simhash_ball_restrict_sel) {
 SIMHASH_FUNCTION(simhash_ball_join_sel) {
     PlannerInfo *root = reinterpret_cast<PlannerInfo *>(PG_GETARG_POINTER(0));
     List *args = reinterpret_cast<List *>(PG_GETARG_POINTER(2));
+    JoinType jointype = static_cast<JoinType>(PG_GETARG_INT16(3));
+    SpecialJoinInfo *sjinfo = reinterpret_cast<SpecialJoinInfo *>(PG_GETARG_POINTER(4));
     double selectivity = kDefaultWithinSelectivity;
     if (list_length(args) == 2) {
         int radius = constructed_radius(root, static_cast<Node *>(linitial(args)));
         if (radius < 0) radius = constructed_radius(root, static_cast<Node *>(lsecond(args)));
         if (radius >= 0) selectivity = simhash::random_within_probability(radius);
     }
-    PG_RETURN_FLOAT8(selectivity);
+    PG_RETURN_FLOAT8(within_join_selectivity(root, selectivity, jointype, sjinfo));
 }

@@ -17,3 +17,17 @@ constexpr double kDefaultWithinSelectivity = 0.005;
 // most common values are tested exactly, the rest get the binomial for
 // random 64-bit values; NULLs never match.
 double within_selectivity(VariableStatData *vardata, std::uint64_t center, int radius);
+
+// The same when the center is not known at plan time but is one of the
+// column's own values (a generic plan's parameter, the outer row of a
+// self-join probe): the expectation over centers drawn like the rows, so
+// each most common value as the center with its frequency, and any other
+// value matching its own rows and random ones.
+double within_unknown_center_selectivity(VariableStatData *vardata, int radius);
+
+// The fraction of outer rows of a semi- or anti-join (what PostgreSQL asks
+// a join estimator for there) that have at least one of `inner_rows` rows
+// within the radius, when each pair is within it with probability
+// `pair_selectivity`; the pair probability itself for other joins.
+double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinType jointype,
+                               const SpecialJoinInfo *sjinfo);

@@ -30,7 +30,9 @@ extern "C" {
 
 static double within_call_selectivity(SupportRequestSelectivity *req, int radius) {
     // A join, or two columns of one table: nothing better than random values.
-    if (req->is_join) return simhash::random_within_probability(radius);
+    if (req->is_join)
+        return within_join_selectivity(req->root, simhash::random_within_probability(radius), req->jointype,
+                                       req->sjinfo);
     List *pair = list_make2(linitial(req->args), lsecond(req->args));
     VariableStatData vardata;
     Node *other;
@@ -39,7 +41,7 @@ static double within_call_selectivity(SupportRequestSelectivity *req, int radius
         return simhash::random_within_probability(radius);
     double selectivity;
     if (!IsA(other, Const))
-        selectivity = simhash::random_within_probability(radius);
+        selectivity = within_unknown_center_selectivity(&vardata, radius);
     else if (castNode(Const, other)->constisnull)
         selectivity = 0.0;
     else
