@@ -24,6 +24,7 @@ extern "C" {
 #include "utils/selfuncs.h"
 }
 
+#include "selectivity.hpp"
 #include "simhash_ball.hpp"
 
 // The query radius of one index qualifier, -1 when unknown at plan time.
@@ -36,11 +37,7 @@ static int clause_radius(PlannerInfo *root, RestrictInfo *rinfo, Oid opfamily) {
     Node *ball = estimate_expression_value(root, static_cast<Node *>(lsecond(op->args)));
     if (IsA(ball, Const) && !castNode(Const, ball)->constisnull)
         return DatumGetSimhashBall(castNode(Const, ball)->constvalue)->radius;
-    if (IsA(ball, FuncExpr) && list_length(castNode(FuncExpr, ball)->args) == 2) {
-        Node *k = estimate_expression_value(root, static_cast<Node *>(lsecond(castNode(FuncExpr, ball)->args)));
-        if (IsA(k, Const) && !castNode(Const, k)->constisnull) return DatumGetInt32(castNode(Const, k)->constvalue);
-    }
-    return -1;
+    return constructed_radius(root, ball);
 }
 
 extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cost *startup,

@@ -119,10 +119,7 @@ double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinT
     return selectivity;
 }
 
-// The radius of a ball that is not a constant but a call
-// simhash_ball(expr, constant): a join "a.fp <@ simhash_ball(b.fp, 3)", or a
-// center from an outer query. -1 when the radius is unknown at plan time.
-static int constructed_radius(PlannerInfo *root, Node *ball) {
+int constructed_radius(PlannerInfo *root, Node *ball) {
     if (!IsA(ball, FuncExpr)) return -1;
     FuncExpr *call = castNode(FuncExpr, ball);
     if (list_length(call->args) != 2) return -1;

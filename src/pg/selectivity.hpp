@@ -31,3 +31,9 @@ double within_unknown_center_selectivity(VariableStatData *vardata, int radius);
 // `pair_selectivity`; the pair probability itself for other joins.
 double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinType jointype,
                                const SpecialJoinInfo *sjinfo);
+
+// The radius of a ball that is not a constant but a call
+// simhash_ball(expr, constant): a join "a.fp <@ simhash_ball(b.fp, 3)", or a
+// center from an outer query. -1 when the radius is unknown at plan time, or
+// the call is to another function returning a ball.
+int constructed_radius(PlannerInfo *root, Node *ball);
