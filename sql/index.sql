@@ -316,6 +316,17 @@ RESET ROLE;
 DROP TABLE part_docs;
 DROP FUNCTION fp_or_fail;
 DROP ROLE regress_simhash_reader;
+-- heapallindexed finds rows the index lacks: with the index marked not ready
+-- (a catalog edit, which commits a relcache invalidation), inserts skip it.
+CREATE TABLE missing (id int, fp simhash64);
+INSERT INTO missing SELECT i, fp_of(i, 9) FROM generate_series(1, 1000) i;
+CREATE INDEX missing_fp ON missing USING simhash (fp);
+UPDATE pg_index SET indisready = false WHERE indexrelid = 'missing_fp'::regclass;
+INSERT INTO missing VALUES (1001, fp_of(1001, 9));
+UPDATE pg_index SET indisready = true WHERE indexrelid = 'missing_fp'::regclass;
+SELECT simhash_index_check('missing_fp');
+SELECT simhash_index_check('missing_fp', true);
+DROP TABLE missing;
 
 -- CREATE INDEX CONCURRENTLY, TRUNCATE, then refill.
 CREATE INDEX CONCURRENTLY docs_fpc ON docs USING simhash (fp);

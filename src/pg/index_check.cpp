@@ -13,6 +13,7 @@ extern "C" {
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
 #include "funcapi.h"
+#include "lib/bloomfilter.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -41,9 +42,40 @@ struct Walk {
     // or deleted, so that only deletions already committed count
     Snapshot dirty;
     bool relaxed;        // writers may run: follow splits made after a parent was read
-    sx::EntryKey *keys;  // heapallindexed: this table's entries
-    Size nkeys, capkeys;
+    bloom_filter *entries_seen;  // heapallindexed: every table's entries
 };
+
+// heapallindexed remembers the walk's entries in a Bloom filter, as amcheck
+// does: memory stays within maintenance_work_mem (16 bytes per entry and
+// table would take 16 GB at 100M rows and 10 tables), a missing entry is
+// reported with certainty, and one is missed only if it collides (~0.05% at
+// two bytes per entry, the filter's size up to maintenance_work_mem). A
+// fixed seed makes a report reproducible.
+constexpr uint64 kEntriesSeenSeed = 0x53484958434b3031;  // "SHIXCK01"
+
+struct EntryBytes {
+    unsigned char bytes[16];
+};
+
+EntryBytes entry_bytes(int table, const sx::EntryKey &e) {
+    EntryBytes b;
+    uint16 t = static_cast<uint16>(table);
+    memcpy(b.bytes, &e.key, 8);
+    memcpy(b.bytes + 8, &e.block, 4);
+    memcpy(b.bytes + 12, &e.offset, 2);
+    memcpy(b.bytes + 14, &t, 2);
+    return b;
+}
+
+void add_entry(bloom_filter *filter, int table, const sx::EntryKey &e) {
+    EntryBytes b = entry_bytes(table, e);
+    bloom_add_element(filter, b.bytes, sizeof(b.bytes));
+}
+
+bool has_entry(bloom_filter *filter, int table, const sx::EntryKey &e) {
+    EntryBytes b = entry_bytes(table, e);
+    return !bloom_lacks_element(filter, b.bytes, sizeof(b.bytes));
+}
 
 pg_attribute_noreturn() void corrupt(const Walk &w, BlockNumber blk, const char *what) {
     ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
@@ -121,14 +153,7 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
             size_t cursor = 0;
             for (size_t i = 0; i < n; ++i) {
                 sx::EntryKey e = entries.get(i, &cursor);
-                if (w->keys) {
-                    if (w->nkeys == w->capkeys) {
-                        w->capkeys *= 2;
-                        w->keys =
-                            static_cast<sx::EntryKey *>(repalloc_huge(w->keys, w->capkeys * sizeof(sx::EntryKey)));
-                    }
-                    w->keys[w->nkeys++] = e;
-                }
+                if (w->entries_seen) add_entry(w->entries_seen, w->table, e);
                 if (w->count_dead) {
                     ItemPointerData tid;
                     entry_tid(e, &tid);
@@ -203,7 +228,7 @@ Relation open_simhash_index(Oid indexoid, Relation *heap, LOCKMODE heaplock, Acl
 }
 
 struct Presence {
-    Walk *tables;
+    bloom_filter *entries_seen;
     int ntables;
     sx::Layout layout;
     Relation index;
@@ -215,7 +240,7 @@ void heap_row_present(Relation, ItemPointer tid, Datum *values, bool *isnull, bo
     uint64 fp = null_row ? 0 : DatumGetSimhash64(values[0]);
     for (int t = null_row ? p->ntables : 0; t < (null_row ? p->ntables + 1 : p->ntables); ++t) {
         sx::EntryKey e = entry_key(null_row ? 0 : sx::table_key(p->layout, t, fp), tid);
-        if (!std::binary_search(p->tables[t].keys, p->tables[t].keys + p->tables[t].nkeys, e, sx::key_less))
+        if (!has_entry(p->entries_seen, t, e))
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                             errmsg("simhash index \"%s\" is corrupt: table %d lacks the heap row (%u,%u)",
                                    RelationGetRelationName(p->index), t, ItemPointerGetBlockNumber(tid),
@@ -224,8 +249,8 @@ void heap_row_present(Relation, ItemPointer tid, Datum *values, bool *isnull, bo
 }
 
 // Walks every table and the NULL list; the results are in tables[0..meta.tables].
-void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tables, bool collect, bool count_dead,
-              bool relaxed) {
+void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tables, bloom_filter *entries_seen,
+              bool count_dead, bool relaxed) {
     SnapshotData dirty;
     InitDirtySnapshot(dirty);
     for (int t = 0; t <= meta.tables; ++t) {
@@ -237,10 +262,7 @@ void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tabl
         w->count_dead = count_dead;
         w->dirty = &dirty;
         w->relaxed = relaxed;
-        if (collect) {
-            w->capkeys = 1024;
-            w->keys = static_cast<sx::EntryKey *>(palloc(w->capkeys * sizeof(sx::EntryKey)));
-        }
+        w->entries_seen = entries_seen;
         walk(w, meta.roots[t], -1, {0, 0, 0}, false, {0, 0, 0}, InvalidBlockNumber);
     }
 }
@@ -274,11 +296,17 @@ SIMHASH_FUNCTION(simhash_index_check) {
     Snapshot snapshot = heapallindexed ? RegisterSnapshot(GetLatestSnapshot()) : nullptr;
     SimhashMeta meta = simhash_read_meta(index);
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
-    walk_all(index, heap, meta, tables, heapallindexed, false, recovery);
+    bloom_filter *entries_seen = nullptr;
     if (heapallindexed) {
-        for (int t = 0; t <= meta.tables; ++t)
-            std::sort(tables[t].keys, tables[t].keys + tables[t].nkeys, sx::KeyLess());
-        Presence p{tables, meta.tables, simhash_layout(meta), index};
+        // Sized for every table's entries of the table's estimated rows,
+        // within maintenance_work_mem (as amcheck does).
+        double rows = Max(heap->rd_rel->reltuples, 0.0) + 1.0;
+        entries_seen = bloom_create(static_cast<int64>(rows * (meta.tables + 1)), maintenance_work_mem,
+                                    kEntriesSeenSeed);
+    }
+    walk_all(index, heap, meta, tables, entries_seen, false, recovery);
+    if (heapallindexed) {
+        Presence p{entries_seen, meta.tables, simhash_layout(meta), index};
         IndexInfo *info = BuildIndexInfo(index);
         // An MVCC build scan: the rows that snapshot sees (ended by the build scan).
         info->ii_Concurrent = true;
@@ -286,6 +314,7 @@ SIMHASH_FUNCTION(simhash_index_check) {
         table_index_build_scan(heap, index, info, true, false, heap_row_present, &p, scan);
     }
     if (snapshot) UnregisterSnapshot(snapshot);
+    if (entries_seen) bloom_free(entries_seen);
     index_close(index, AccessShareLock);
     table_close(heap, heaplock);
     PG_RETURN_VOID();
@@ -300,7 +329,7 @@ SIMHASH_FUNCTION(simhash_index_info) {
     SimhashMeta meta = simhash_read_meta(index);
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
     // AccessShareLock lets inserts split pages while we walk.
-    walk_all(index, heap, meta, tables, false, true, true);
+    walk_all(index, heap, meta, tables, nullptr, true, true);
     int64 entries = 0, dead = 0;
     int longest = 0, height = 0;
     for (int t = 0; t < meta.tables; ++t) {
