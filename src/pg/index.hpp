@@ -136,13 +136,18 @@ struct SimhashCache {
     uint32 hops;   // right-links scans followed from directory children since
     uint32 start[sx::kMaxTables + 1];  // table t's entries: [start[t], start[t + 1])
     int16 child_level[sx::kMaxTables]; // level of the pages they point to; -1: none
-    // the entries follow
+    uint32 total;                      // entries over all tables
+    // the entries follow, then the buffer each child was last read into
 };
 static inline SimhashDirEntry *simhash_cache_entries(SimhashCache *cache) {
     return reinterpret_cast<SimhashDirEntry *>(cache + 1);
 }
+static inline Buffer *simhash_cache_recent(SimhashCache *cache) {
+    return reinterpret_cast<Buffer *>(simhash_cache_entries(cache) + cache->total);
+}
 struct SimhashDirectory {
     const SimhashDirEntry *entries;  // sorted by low
+    Buffer *recent;                  // the buffer entries[i].child was last read into, or InvalidBuffer
     uint32 n;                        // 0: none, descend from the root
     int child_level;
 };
@@ -151,7 +156,7 @@ struct SimhashDirectory {
 // The cache with a directory, read now if there is none or it went stale.
 // Valid until the next call (it may be replaced) or a relcache invalidation.
 SimhashCache *simhash_cache(Relation index);
-SimhashDirectory simhash_directory(const SimhashCache *cache, int table);
+SimhashDirectory simhash_directory(SimhashCache *cache, int table);
 // The entry whose child's range holds `key` (entry 0 if key is below all).
 size_t simhash_directory_find(const SimhashDirectory &dir, const sx::EntryKey &key);
 

@@ -129,10 +129,12 @@ SimhashCache *load(Relation index) {
         if (child_level[t] < 0) tables[t].n = 0;
         total += tables[t].n;
     }
-    Size size = sizeof(SimhashCache) + total * sizeof(SimhashDirEntry);
+    Size size = sizeof(SimhashCache) + total * (sizeof(SimhashDirEntry) + sizeof(Buffer));
+    // (Zeroed: every recent buffer starts as InvalidBuffer.)
     SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, size));
     cache->meta = meta;
     cache->loaded = true;
+    cache->total = total;
     SimhashDirEntry *entries = simhash_cache_entries(cache);
     uint32 at = 0;
     for (int t = 0; t < meta.tables; ++t) {
@@ -159,10 +161,11 @@ SimhashCache *simhash_cache(Relation index) {
     return load(index);
 }
 
-SimhashDirectory simhash_directory(const SimhashCache *cache, int table) {
-    if (table >= cache->meta.tables || cache->child_level[table] < 0) return {nullptr, 0, -1};
-    const SimhashDirEntry *entries = simhash_cache_entries(const_cast<SimhashCache *>(cache));
-    return {entries + cache->start[table], cache->start[table + 1] - cache->start[table], cache->child_level[table]};
+SimhashDirectory simhash_directory(SimhashCache *cache, int table) {
+    if (table >= cache->meta.tables || cache->child_level[table] < 0) return {nullptr, nullptr, 0, -1};
+    uint32 at = cache->start[table];
+    return {simhash_cache_entries(cache) + at, simhash_cache_recent(cache) + at, cache->start[table + 1] - at,
+            cache->child_level[table]};
 }
 
 size_t simhash_directory_find(const SimhashDirectory &dir, const sx::EntryKey &key) {
