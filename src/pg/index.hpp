@@ -130,7 +130,8 @@ struct SimhashDirEntry {
     sx::EntryKey low;   // the child's low bound
     BlockNumber child;
 };
-struct SimhashCache {
+// (alignas: the entries that follow need 8-byte alignment, SimhashMeta only 4.)
+struct alignas(8) SimhashCache {
     SimhashMeta meta;
     bool loaded;   // the directory was read (else the metapage only)
     uint32 hops;   // right-links scans followed from directory children since
@@ -139,6 +140,7 @@ struct SimhashCache {
     uint32 total;                      // entries over all tables
     // the entries follow, then the buffer each child was last read into
 };
+static_assert(sizeof(SimhashCache) % alignof(SimhashDirEntry) == 0, "directory entries misaligned");
 static inline SimhashDirEntry *simhash_cache_entries(SimhashCache *cache) {
     return reinterpret_cast<SimhashDirEntry *>(cache + 1);
 }

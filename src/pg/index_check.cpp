@@ -47,10 +47,11 @@ struct Walk {
 
 // heapallindexed remembers the walk's entries in a Bloom filter, as amcheck
 // does: memory stays within maintenance_work_mem (16 bytes per entry and
-// table would take 16 GB at 100M rows and 10 tables), a missing entry is
-// reported with certainty, and one is missed only if it collides (~0.05% at
-// two bytes per entry, the filter's size up to maintenance_work_mem). A
-// fixed seed makes a report reproducible.
+// table would take 16 GB at 100M rows and 10 tables), a row reported missing
+// is missing, and a missing entry escapes only if it collides: 0.05% to 2%
+// of the time, as the filter holds 16 down to 8 bits per entry (it rounds to
+// a power of two), fewer where maintenance_work_mem is the limit. A fixed
+// seed makes a report reproducible.
 constexpr uint64 kEntriesSeenSeed = 0x53484958434b3031;  // "SHIXCK01"
 
 struct EntryBytes {
@@ -298,11 +299,13 @@ SIMHASH_FUNCTION(simhash_index_check) {
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
     bloom_filter *entries_seen = nullptr;
     if (heapallindexed) {
-        // Sized for every table's entries of the table's estimated rows,
-        // within maintenance_work_mem (as amcheck does).
+        // Sized for every table's entries, within maintenance_work_mem (as
+        // amcheck does). reltuples is -1 on a table never analysed, and stale
+        // after bulk inserts: the index's pages bound the entries too (a leaf
+        // holds ~800 at 1M rows).
         double rows = Max(heap->rd_rel->reltuples, 0.0) + 1.0;
-        entries_seen = bloom_create(static_cast<int64>(rows * (meta.tables + 1)), maintenance_work_mem,
-                                    kEntriesSeenSeed);
+        double entries = Max(rows * (meta.tables + 1), RelationGetNumberOfBlocks(index) * 1000.0);
+        entries_seen = bloom_create(static_cast<int64>(entries), maintenance_work_mem, kEntriesSeenSeed);
     }
     walk_all(index, heap, meta, tables, entries_seen, false, recovery);
     if (heapallindexed) {

@@ -17,6 +17,7 @@ extern "C" {
 #include "access/relscan.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 }
@@ -229,8 +230,12 @@ struct Child {
 // 10M rows rarely finds in the CPU cache.
 Buffer read_child(Relation index, const Child &c) {
     if (c.recent != nullptr && *c.recent != InvalidBuffer &&
-        ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, c.block, *c.recent))
+        ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, c.block, *c.recent)) {
+        // (ReadRecentBuffer counts the hit for EXPLAIN only, not pg_statio.)
+        pgstat_count_buffer_read(index);
+        pgstat_count_buffer_hit(index);
         return *c.recent;
+    }
     Buffer buf = ReadBuffer(index, c.block);
     if (c.recent != nullptr && !RelationUsesLocalBuffers(index)) *c.recent = buf;
     return buf;

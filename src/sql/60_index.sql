@@ -11,9 +11,11 @@ CREATE OPERATOR CLASS @extschema@.simhash_ops
         OPERATOR 2 @extschema@.= (@extschema@.simhash64, @extschema@.simhash64),
         OPERATOR 3 @extschema@.<-> (@extschema@.simhash64, @extschema@.simhash64) FOR ORDER BY pg_catalog.integer_ops;
 
+-- PARALLEL UNSAFE: heapallindexed takes a fresh snapshot, which a leader in
+-- parallel mode may not.
 CREATE FUNCTION @extschema@.simhash_index_check(index pg_catalog.regclass, heapallindexed pg_catalog.bool DEFAULT false)
     RETURNS pg_catalog.void
-    AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL RESTRICTED;
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.simhash_index_check(pg_catalog.regclass, pg_catalog.bool)
     IS 'verify a simhash index; with heapallindexed, that every heap row is in every table (raises XX002)';
 
