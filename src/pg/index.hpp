@@ -113,6 +113,11 @@ static inline size_t leaf_repack_limit() { return static_cast<size_t>(page_area_
 static inline sx::EntryKey page_low(Page page) { return sx::leaf_get(page_opaque(page)->low, 0); }
 static inline sx::EntryKey page_high(Page page) { return sx::leaf_get(page_opaque(page)->high, 0); }
 // True when `key` lies right of this page's range: the page split, move right.
+// A page's key range is not empty: key ranges then only increase along
+// right-links, and no walk along them can go round in a cycle.
+static inline bool page_range_ok(Page page) {
+    return !page_opaque(page)->has_high || sx::key_less(page_low(page), page_high(page));
+}
 static inline bool beyond_high(Page page, const sx::EntryKey &key) {
     return page_opaque(page)->has_high && !sx::key_less(key, page_high(page));
 }

@@ -128,9 +128,8 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
         if (leaf != (op->level == 0)) corrupt(*w, blk, "leaf flag and level disagree");
         if (level < 0) w->height = op->level + 1;
         if (sx::compare_keys(page_low(page), low) != 0) corrupt(*w, blk, "low key differs from the parent's");
-        // (Bounds that only increase along right-links also mean a relaxed
-        // walk cannot go round a cycle of them.)
-        if (op->has_high && !sx::key_less(page_low(page), page_high(page))) corrupt(*w, blk, "high key not above low key");
+        // (Also what keeps a relaxed walk from going round a cycle of right-links.)
+        if (!page_range_ok(page)) corrupt(*w, blk, "high key not above low key");
         bool split_off = w->relaxed && op->has_high && (!has_high || sx::key_less(page_high(page), high));
         bool page_has_high = split_off || has_high;
         sx::EntryKey page_bound = split_off ? page_high(page) : high;

@@ -82,9 +82,7 @@ bool read_level(Relation index, int table, BlockNumber blk, int *level, uint32 b
         if (!(op->flags & kPageInternal) || op->level != *level || op->level == 0 || op->table != table)
             bad_page(index, table, blk);
         // Key ranges only increase along right-links (a broken chain could loop).
-        if ((!first && sx::compare_keys(page_low(page), high) != 0) ||
-            (op->has_high && !sx::key_less(page_low(page), page_high(page))))
-            bad_page(index, table, blk);
+        if ((!first && sx::compare_keys(page_low(page), high) != 0) || !page_range_ok(page)) bad_page(index, table, blk);
         high = page_high(page);
         size_t n = internal_count(page);
         if (out->n + n > budget) {

@@ -137,7 +137,7 @@ Buffer simhash_step_right(Relation index, Buffer buf, int mode) {
     SimhashPageOpaque *op = page_opaque(page);
     BlockNumber blk = BufferGetBlockNumber(buf), right = op->right;
     sx::EntryKey high = page_high(page);
-    bool ok = op->has_high && right != InvalidBlockNumber && sx::key_less(page_low(page), high);
+    bool ok = op->has_high && right != InvalidBlockNumber && page_range_ok(page);
     UnlockReleaseBuffer(buf);
     if (!ok) simhash_bad_right_link(index, blk);
     CHECK_FOR_INTERRUPTS();

@@ -278,7 +278,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         if (!first && sx::compare_keys(page_low(page), high) != 0) simhash_bad_right_link(p.index, left);
         bool has_high = op->has_high != 0;
         high = page_high(page);
-        if (has_high && !sx::key_less(page_low(page), high)) simhash_bad_right_link(p.index, blk);
+        if (!page_range_ok(page)) simhash_bad_right_link(p.index, blk);
         BlockNumber right = op->right;
         Child *children = nullptr;
         size_t nchildren = 0;

@@ -24,23 +24,32 @@ extern "C" {
 #include "hamming.hpp"
 #include "within_probability.hpp"
 
+// The most common values ANALYZE found for the variable and their
+// frequencies, into *sslot (free_attstatsslot after use); false without them
+// or when they are not fingerprints: simhash64, or a column binary-coerced to
+// it (bigint), 8 bytes by value.
+static bool fingerprint_mcvs(VariableStatData *vardata, AttStatsSlot *sslot) {
+    if (!get_attstatsslot(sslot, vardata->statsTuple, STATISTIC_KIND_MCV, InvalidOid,
+                          ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
+        return false;
+    int16 typlen;
+    bool typbyval;
+    get_typlenbyval(sslot->valuetype, &typlen, &typbyval);
+    if (typlen == 8 && typbyval) return true;
+    free_attstatsslot(sslot);
+    return false;
+}
+
 double within_selectivity(VariableStatData *vardata, std::uint64_t center, int radius) {
     double nullfrac = 0.0, mcv_total = 0.0, mcv_match = 0.0;
     if (HeapTupleIsValid(vardata->statsTuple)) {
         nullfrac = reinterpret_cast<Form_pg_statistic>(GETSTRUCT(vardata->statsTuple))->stanullfrac;
         AttStatsSlot sslot;
-        if (get_attstatsslot(&sslot, vardata->statsTuple, STATISTIC_KIND_MCV, InvalidOid,
-                             ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS)) {
-            // simhash64 or a column binary-coerced to it (bigint): 8 bytes by value.
-            int16 typlen;
-            bool typbyval;
-            get_typlenbyval(sslot.valuetype, &typlen, &typbyval);
-            if (typlen == 8 && typbyval) {
-                for (int i = 0; i < sslot.nvalues; ++i) {
-                    mcv_total += sslot.numbers[i];
-                    if (simhash::hamming_distance(DatumGetSimhash64(sslot.values[i]), center) <= radius)
-                        mcv_match += sslot.numbers[i];
-                }
+        if (fingerprint_mcvs(vardata, &sslot)) {
+            for (int i = 0; i < sslot.nvalues; ++i) {
+                mcv_total += sslot.numbers[i];
+                if (simhash::hamming_distance(DatumGetSimhash64(sslot.values[i]), center) <= radius)
+                    mcv_match += sslot.numbers[i];
             }
             free_attstatsslot(&sslot);
         }
@@ -66,24 +75,18 @@ double within_unknown_center_selectivity(VariableStatData *vardata, int radius) 
     double mcv_total = 0.0, centers = 0.0, expected = 0.0;
     int nmcv = 0;
     AttStatsSlot sslot;
-    if (get_attstatsslot(&sslot, vardata->statsTuple, STATISTIC_KIND_MCV, InvalidOid,
-                         ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS)) {
-        int16 typlen;
-        bool typbyval;
-        get_typlenbyval(sslot.valuetype, &typlen, &typbyval);
-        if (typlen == 8 && typbyval) {
-            nmcv = sslot.nvalues;
-            for (int i = 0; i < nmcv; ++i) mcv_total += sslot.numbers[i];
-            double rest = std::max(0.0, 1.0 - nullfrac - mcv_total);
-            for (int i = 0; i < std::min(nmcv, kMaxMcvCenters); ++i) {
-                uint64 center = DatumGetSimhash64(sslot.values[i]);
-                double match = rest * random;
-                for (int j = 0; j < nmcv; ++j)
-                    if (simhash::hamming_distance(DatumGetSimhash64(sslot.values[j]), center) <= radius)
-                        match += sslot.numbers[j];
-                expected += sslot.numbers[i] * match;
-                centers += sslot.numbers[i];
-            }
+    if (fingerprint_mcvs(vardata, &sslot)) {
+        nmcv = sslot.nvalues;
+        for (int i = 0; i < nmcv; ++i) mcv_total += sslot.numbers[i];
+        double rest = std::max(0.0, 1.0 - nullfrac - mcv_total);
+        for (int i = 0; i < std::min(nmcv, kMaxMcvCenters); ++i) {
+            uint64 center = DatumGetSimhash64(sslot.values[i]);
+            double match = rest * random;
+            for (int j = 0; j < nmcv; ++j)
+                if (simhash::hamming_distance(DatumGetSimhash64(sslot.values[j]), center) <= radius)
+                    match += sslot.numbers[j];
+            expected += sslot.numbers[i] * match;
+            centers += sslot.numbers[i];
         }
         free_attstatsslot(&sslot);
     }
