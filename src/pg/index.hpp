@@ -76,6 +76,11 @@ struct SimhashOptions {
 static inline SimhashPageOpaque *page_opaque(Page page) {
     return reinterpret_cast<SimhashPageOpaque *>(PageGetSpecialPointer(page));
 }
+// Every page this index initializes carries its special space: a walk over all
+// blocks that finds another size has found corruption, not a page to skip.
+static inline bool page_is_ours(Page page) {
+    return PageGetSpecialSize(page) == MAXALIGN(sizeof(SimhashPageOpaque));
+}
 static inline uint8 *page_area(Page page) { return reinterpret_cast<uint8 *>(PageGetContents(page)); }
 static inline size_t page_area_offset() { return MAXALIGN(SizeOfPageHeaderData); }
 // Bytes between the page header and the special space.

@@ -120,7 +120,7 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
         Page page = copy.data;
         w->pages++;
         SimhashPageOpaque *op = page_opaque(page);
-        if (PageGetSpecialSize(page) != MAXALIGN(sizeof(SimhashPageOpaque))) corrupt(*w, blk, "bad special space");
+        if (!page_is_ours(page)) corrupt(*w, blk, "bad special space");
         bool leaf = op->flags == kPageLeaf;
         if (!leaf && op->flags != kPageInternal) corrupt(*w, blk, "not a tree page");
         if (op->table != w->table) corrupt(*w, blk, "page of another table");

@@ -28,7 +28,13 @@ BlockNumber walk_leaves(IndexVacuumInfo *info, bool cleanup_lock, PerLeaf per_le
             // A new page is all zeros until its splitter initializes it, and stays so
             // if the splitter failed (or crashed) before its WAL record.
             Page page = BufferGetPage(buf);
-            if (!PageIsNew(page) && (page_opaque(page)->flags & kPageLeaf)) per_leaf(buf);
+            if (!PageIsNew(page)) {
+                if (!page_is_ours(page))
+                    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                                    errmsg("simhash index \"%s\" is corrupt: block %u is not a simhash index page",
+                                           RelationGetRelationName(info->index), blk)));
+                if (page_opaque(page)->flags & kPageLeaf) per_leaf(buf);
+            }
             UnlockReleaseBuffer(buf);
         }
     }

@@ -81,7 +81,8 @@ index_check($node, 'docs_fp', 1, 'after REINDEX');
 
 # A page added by a split whose splitter failed before its WAL record stays
 # all zeros: VACUUM (both passes), the check and the info skip it. (Builds
-# with assertions aborted in VACUUM's walk on such a page.)
+# with assertions aborted in VACUUM's walk on such a page; without its
+# PageIsNew test, VACUUM reports it as the foreign page below.)
 $file = index_file();
 $node->safe_psql('postgres', 'CHECKPOINT');
 $node->stop;
@@ -98,6 +99,23 @@ is($node->safe_psql('postgres', $probe),
 index_check($node, 'docs_fp', 1, 'with an all-zero page');
 is($node->safe_psql('postgres', q{SELECT dead_entries FROM simhash_index_info('docs_fp')}), '0',
 	'with an all-zero page: VACUUM removed the dead entries');
+
+# A page that is not all zeros and has no simhash special space (here a valid
+# empty page header, as a heap page has) is corruption for VACUUM's walk over
+# every block, not a page whose bytes it reads as a leaf's.
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->stop;
+open(my $ffh, '>>:raw', $file) or die "open $file: $!";
+my $foreign_blk = (-s $file) / 8192;
+print $ffh pack('x8 x2 x2 S S S S x4', 24, 8192, 8192, 8192 | 4) . ("\0" x (8192 - 24));
+close($ffh);
+$node->start;
+($rc, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nVACUUM docs");
+like($err, qr/XX002/, 'a foreign page: VACUUM raises index_corrupted');
+like($err, qr/simhash index "docs_fp" is corrupt: block $foreign_blk is not a simhash index page/,
+	'the message names the index and the block');
+$node->safe_psql('postgres', 'REINDEX INDEX docs_fp');
+$file = index_file();
 
 # Right-links that do not lead to higher keys are corruption (XX002) for a
 # scan, the info and the check, not a walk that never ends: a leaf of table 0
