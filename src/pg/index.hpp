@@ -187,6 +187,9 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
 // not a walk that never ends.
 Buffer simhash_step_right(Relation index, Buffer buf, int mode);
 pg_attribute_noreturn() void simhash_bad_right_link(Relation index, BlockNumber blk);
+// A downlink of table `table` to `blk` reached a page that is not one level
+// below its parent in that table, or does not start at the downlink's key.
+pg_attribute_noreturn() void simhash_not_the_child(Relation index, int table, BlockNumber blk);
 // The layout the reloptions ask for, or for `rows` rows by the default rule.
 sx::Layout simhash_layout_option(Relation index, double rows);
 

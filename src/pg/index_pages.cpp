@@ -150,6 +150,51 @@ Buffer simhash_step_right(Relation index, Buffer buf, int mode) {
     return next;
 }
 
+pg_attribute_noreturn() void simhash_not_the_child(Relation index, int table, BlockNumber blk) {
+    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                    errmsg("simhash index \"%s\" is corrupt: table %d, block %u is not the page its parent points to",
+                           RelationGetRelationName(index), table, blk)));
+}
+
+namespace {
+
+// Where a descent for `key` goes from internal page `buf`.
+struct Downlink {
+    BlockNumber parent;
+    uint16 level, table;
+    sx::InternalEntry entry;
+    size_t pos;
+};
+
+Downlink downlink_for(Buffer buf, const sx::EntryKey &key) {
+    Page page = BufferGetPage(buf);
+    size_t pos = sx::internal_find(page_area(page), internal_count(page), key);
+    return {BufferGetBlockNumber(buf), page_opaque(page)->level, page_opaque(page)->table,
+            sx::internal_get(page_area(page), pos), pos};
+}
+
+// The downlink's child, pinned and locked in `mode`. A child is never a root
+// (the only page whose level changes) and keeps its low key when it splits, so
+// it is one level down in the same table from its low key on: levels then fall
+// on every step and a descent ends. Anything else is corruption, which must
+// not become a descent that never ends, or a wait on the parent's own lock by
+// a descent that holds it.
+Buffer lock_child(Relation index, const Downlink &d, int mode) {
+    if (d.entry.child == d.parent || d.entry.child == kMetaBlock) simhash_not_the_child(index, d.table, d.entry.child);
+    CHECK_FOR_INTERRUPTS();
+    Buffer buf = ReadBuffer(index, d.entry.child);
+    LockBuffer(buf, mode);
+    Page page = BufferGetPage(buf);
+    if (PageIsNew(page) || !page_is_ours(page) || page_opaque(page)->table != d.table ||
+        page_opaque(page)->level + 1 != d.level || sx::compare_keys(page_low(page), d.entry.low) != 0) {
+        UnlockReleaseBuffer(buf);
+        simhash_not_the_child(index, d.table, d.entry.child);
+    }
+    return buf;
+}
+
+}  // namespace
+
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = ReadBuffer(index, root);
     LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -160,11 +205,9 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
             continue;
         }
         if (page_opaque(page)->flags & kPageLeaf) return buf;
-        size_t i = sx::internal_find(page_area(page), internal_count(page), key);
-        BlockNumber child = sx::internal_get(page_area(page), i).child;
+        Downlink d = downlink_for(buf, key);
         UnlockReleaseBuffer(buf);
-        buf = ReadBuffer(index, child);
-        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        buf = lock_child(index, d, BUFFER_LOCK_SHARE);
     }
 }
 
@@ -312,12 +355,10 @@ static void insert_pessimistic(Relation index, BlockNumber root, const sx::Entry
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
     if (needs_split(BufferGetPage(buf), key)) split_root(index, buf);
     for (;;) {
-        Page page = BufferGetPage(buf);
-        if (page_opaque(page)->flags & kPageLeaf) break;
-        size_t pos = sx::internal_find(page_area(page), internal_count(page), key);
-        Buffer cbuf = ReadBuffer(index, sx::internal_get(page_area(page), pos).child);
-        LockBuffer(cbuf, BUFFER_LOCK_EXCLUSIVE);
-        Buffer next = needs_split(BufferGetPage(cbuf), key) ? split_child(index, buf, pos, cbuf, key) : cbuf;
+        if (page_opaque(BufferGetPage(buf))->flags & kPageLeaf) break;
+        Downlink d = downlink_for(buf, key);
+        Buffer cbuf = lock_child(index, d, BUFFER_LOCK_EXCLUSIVE);
+        Buffer next = needs_split(BufferGetPage(cbuf), key) ? split_child(index, buf, d.pos, cbuf, key) : cbuf;
         UnlockReleaseBuffer(buf);
         buf = next;
     }

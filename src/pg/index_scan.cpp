@@ -246,14 +246,6 @@ bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
     return last < p.lo || c.low.key > p.hi || prunable(p, current_radius(p, st), c.low.key, last);
 }
 
-pg_attribute_noreturn() void not_the_child(const Pass &p, BlockNumber blk) {
-    // A directory copied before the index was rebuilt in place would do this;
-    // nothing does (a rebuild gets a new relfilenode), so it is corruption.
-    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
-                    errmsg("simhash index \"%s\" is corrupt: table %d, block %u is not the page its parent points to",
-                           RelationGetRelationName(p.index), p.table, blk)));
-}
-
 void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buffer first);
 
 // Visits page c.block and, following right-links, its right siblings up to the
@@ -273,7 +265,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         SimhashPageOpaque *op = page_opaque(page);
         if (first && c.level >= 0 &&
             (op->level != c.level || op->table != p.table || sx::compare_keys(page_low(page), c.low) != 0))
-            not_the_child(p, blk);
+            simhash_not_the_child(p.index, p.table, blk);
         // (See simhash_step_right: a broken chain must not be walked forever.)
         if (!first && sx::compare_keys(page_low(page), high) != 0) simhash_bad_right_link(p.index, left);
         bool has_high = op->has_high != 0;

@@ -170,5 +170,48 @@ index_check($node, 'hz_fp', 1, 'that row, once the cleanup horizon moved back');
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET vacuum_defer_cleanup_age');
 $node->reload;
 
+# A downlink that points back to its own page is corruption (XX002) for an
+# INSERT's descent too, not a descent that never ends: the insert went round
+# at full CPU, deaf to statement_timeout, cancel and terminate. Every downlink
+# of the root of a one-table index of height 2 is patched to the root itself.
+# Internal entries follow the 24-byte page header: a 14-byte low key, then
+# the child's block number (uint32); pd_lower (uint16 at byte 12) ends them.
+$node->safe_psql('postgres', q{
+CREATE TABLE dl (g int, fp simhash64);
+INSERT INTO dl SELECT g, fp_of('d' || g) FROM generate_series(1, 5000) g;
+CREATE INDEX dl_fp ON dl USING simhash (fp) WITH (max_distance = 0)});
+my $dl_file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('dl_fp')");
+$node->safe_psql('postgres', 'CHECKPOINT');
 $node->stop;
+open(my $dfh, '+<:raw', $dl_file) or die "open $dl_file: $!";
+my $root;
+for (my $blk = 1;; $blk++)
+{
+	seek($dfh, $blk * 8192 + 8152, 0) or die;
+	last if read($dfh, my $op, 8) != 8;
+	my ($flags, $level) = unpack('SS', $op);
+	next unless $flags == 2 && $level == 1;
+	seek($dfh, $blk * 8192 + 12, 0) or die;
+	read($dfh, my $lower, 2) == 2 or die;
+	for (my $off = 24; $off < unpack('S', $lower); $off += 18)
+	{
+		seek($dfh, $blk * 8192 + $off + 14, 0) or die;
+		print $dfh pack('L', $blk);
+	}
+	$root = $blk;
+	last;
+}
+close($dfh);
+$node->start;
+ok(defined $root, 'the root of a height-2 index had its downlinks patched');
+my $timed_out = 0;
+($rc, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nINSERT INTO dl VALUES (0, fp_of('d0'))",
+	timeout => 60, timed_out => \$timed_out);
+ok(!$timed_out, 'a downlink to its own page: the INSERT ends');
+like($err, qr/XX002/, 'a downlink to its own page: the INSERT raises index_corrupted');
+like($err, qr/simhash index "dl_fp" is corrupt: table 0, block $root is not the page its parent points to/,
+	'the message names the index and the block');
+
+# (An INSERT that never ends ignores a fast shutdown too.)
+$node->stop($timed_out ? 'immediate' : 'fast');
 done_testing();
