@@ -184,6 +184,31 @@ SELECT count(*) = (SELECT count(*) FROM docs) AS all_rows,
        array_agg(d ORDER BY r) FILTER (WHERE d IS NOT NULL) =
          (SELECT array_agg(fp <-> 'aaaabbbbccccdddd' ORDER BY fp <-> 'aaaabbbbccccdddd') FROM docs WHERE fp IS NOT NULL) AS same_order
 FROM knn_all;
+-- Two ORDER BY distances: ties of the first are ordered by the second through
+-- the index (plain, index-only, with a qualifier) as through a sort. The scan
+-- used to order by the first only.
+SET enable_seqscan = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> '0123456789000000', fp <-> 'aaaabbbbccccdddd';
+CREATE TEMP TABLE knn2 AS SELECT row_number() OVER () AS r, id, fp <-> '0123456789000000' AS d1, fp <-> 'aaaabbbbccccdddd' AS d2
+  FROM docs ORDER BY fp <-> '0123456789000000', fp <-> 'aaaabbbbccccdddd';
+EXPLAIN (COSTS OFF) SELECT fp FROM docs ORDER BY fp <-> '0123456789000000', fp <-> 'aaaabbbbccccdddd';
+CREATE TEMP TABLE knn2_only AS SELECT row_number() OVER () AS r, fp <-> '0123456789000000' AS d1, fp <-> 'aaaabbbbccccdddd' AS d2
+  FROM (SELECT fp FROM docs ORDER BY fp <-> '0123456789000000', fp <-> 'aaaabbbbccccdddd') x;
+CREATE TEMP TABLE knn2_ball AS SELECT row_number() OVER () AS r, fp <-> '0123456789000000' AS d1, fp <-> 'aaaabbbbccccdddd' AS d2
+  FROM docs WHERE fp <@ simhash_ball('0123456789000000', 20) ORDER BY fp <-> '0123456789000000', fp <-> 'aaaabbbbccccdddd';
+RESET enable_seqscan;
+RESET enable_sort;
+SELECT (SELECT count(*) FROM knn2) = (SELECT count(*) FROM docs) AS all_rows,
+       (SELECT array_agg(ARRAY[d1, d2] ORDER BY r) FROM knn2) =
+         (SELECT array_agg(ARRAY[fp <-> '0123456789000000', fp <-> 'aaaabbbbccccdddd']
+                           ORDER BY fp <-> '0123456789000000', fp <-> 'aaaabbbbccccdddd') FROM docs) AS same_order,
+       (SELECT array_agg(ARRAY[d1, d2] ORDER BY r) FROM knn2_only) =
+         (SELECT array_agg(ARRAY[d1, d2] ORDER BY r) FROM knn2) AS index_only_same_order,
+       (SELECT array_agg(ARRAY[d1, d2] ORDER BY r) FROM knn2_ball) =
+         (SELECT array_agg(ARRAY[d1, d2] ORDER BY r) FROM knn2 WHERE d1 <= 20) AS qualified_same_order;
+-- Left to itself, the planner sorts: the index would collect and sort every row first.
+EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> '0123456789000000', fp <-> 'aaaabbbbccccdddd' LIMIT 5;
 
 -- REINDEX, then the same answers.
 REINDEX INDEX docs_fp;

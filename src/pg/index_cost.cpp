@@ -13,6 +13,7 @@
 // index-only scans pay more per match, below).
 #include "index.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 extern "C" {
@@ -89,6 +90,14 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
     // 0.18 at 100k rows. Unpriced, the planner kept index-only sweeps up to
     // k = 29, where they took 1.8x to 2.5x a sequential scan's time.
     if (path->path.pathtype == T_IndexOnlyScan) costs.indexTotalCost += matches * 6 * cpu_tuple_cost;
+    // Ties of the first ORDER BY distance broken by the next: the scan
+    // collects every row its qualifiers allow and sorts them before the first
+    // is returned.
+    int norderbys = list_length(path->indexorderbys);
+    if (norderbys > 1) {
+        costs.indexTotalCost += matches * std::log2(std::max(matches, 2.0)) * norderbys * cpu_operator_cost;
+        costs.indexStartupCost = costs.indexTotalCost;
+    }
     *startup = costs.indexStartupCost;
     *total = costs.indexTotalCost;
     *selectivity = costs.indexSelectivity;

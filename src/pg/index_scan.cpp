@@ -69,6 +69,12 @@ struct ScanState {
     bool ordered;
     bool order_null;
     uint64 order_q;
+    // ORDER BY fp <-> a, fp <-> b, ...: ties of the first distance are broken
+    // by the next ones, so the scan collects every row its qualifiers allow
+    // and sorts them whole (batches would cut through the ties).
+    int norderbys;
+    uint64 *order_args;        // every ORDER BY argument; order_q is the first
+    bool *order_args_null;
     bool started;
     bool probing;     // ORDER BY only: the next batch comes from the probes
     bool exhausted;   // no more batches once the hits run out
@@ -430,7 +436,13 @@ void collect_nulls(Relation index, ScanState *st) {
     run_passes(index, &p, 1, st);
 }
 
-// Sorts the hits, drops repeated TIDs, orders by distance if asked.
+// The distance of a hit for ORDER BY argument i, meaningless when either is NULL.
+int order_distance(const ScanState *st, const Hit &h, int i) {
+    return i == 0 ? h.distance : simhash::hamming_distance(h.fp, st->order_args[i]);
+}
+
+// Sorts the hits, drops repeated TIDs, orders by distance if asked: by each
+// ORDER BY distance in turn, then by TID; NULL fingerprints last.
 void finish_hits(ScanState *st) {
     Hit *begin = st->hits, *end = st->hits + st->n;
     std::sort(begin, end, tid_less);
@@ -438,8 +450,15 @@ void finish_hits(ScanState *st) {
         return ItemPointerEquals(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid));
     });
     st->n = end - begin;
-    if (st->ordered) std::sort(begin, end, [](const Hit &a, const Hit &b) {
-        return a.null_fp != b.null_fp ? b.null_fp : distance_less(a, b);
+    if (st->ordered) std::sort(begin, end, [st](const Hit &a, const Hit &b) {
+        if (a.null_fp != b.null_fp) return b.null_fp;
+        if (a.distance == b.distance)
+            for (int i = 1; i < st->norderbys; ++i) {
+                if (st->order_args_null[i]) continue;
+                int da = order_distance(st, a, i), db = order_distance(st, b, i);
+                if (da != db) return da < db;
+            }
+        return distance_less(a, b);
     });
 }
 
@@ -458,7 +477,7 @@ void start(IndexScanDesc scan) {
         for (int b = 1; b < st->nballs; ++b)
             if (st->balls[b].radius < drive.radius) drive = st->balls[b];
         collect(scan->indexRelation, st, drive.center, drive.radius, -1, 64);
-    } else if (st->ordered && !st->order_null) {
+    } else if (st->ordered && !st->order_null && st->norderbys == 1) {
         // Nearest first, in batches (next_batch); rank 0 is below every hit's.
         st->probing = true;
         st->exhausted = false;
@@ -585,7 +604,9 @@ extern "C" IndexScanDesc simhash_ambeginscan(Relation index, int nkeys, int nord
     scan->xs_itupdesc = RelationGetDescr(index);
     if (norderbys > 0) {
         scan->xs_orderbyvals = static_cast<Datum *>(palloc0(sizeof(Datum) * norderbys));
-        scan->xs_orderbynulls = static_cast<bool *>(palloc(sizeof(bool) * norderbys));
+        scan->xs_orderbynulls = static_cast<bool *>(palloc0(sizeof(bool) * norderbys));
+        st->order_args = static_cast<uint64 *>(palloc0(sizeof(uint64) * norderbys));
+        st->order_args_null = static_cast<bool *>(palloc0(sizeof(bool) * norderbys));
     }
     return scan;
 }
@@ -622,9 +643,15 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     }
     (void)nkeys;
     (void)norderbys;
-    st->ordered = scan->numberOfOrderBys > 0;
-    st->order_null = st->ordered && (scan->orderByData[0].sk_flags & SK_ISNULL);
-    st->order_q = st->ordered && !st->order_null ? DatumGetSimhash64(scan->orderByData[0].sk_argument) : 0;
+    st->norderbys = scan->numberOfOrderBys;
+    for (int i = 0; i < st->norderbys; ++i) {
+        ScanKey sk = &scan->orderByData[i];
+        st->order_args_null[i] = (sk->sk_flags & SK_ISNULL) != 0;
+        st->order_args[i] = st->order_args_null[i] ? 0 : DatumGetSimhash64(sk->sk_argument);
+    }
+    st->ordered = st->norderbys > 0;
+    st->order_null = st->ordered && st->order_args_null[0];
+    st->order_q = st->ordered ? st->order_args[0] : 0;
 }
 
 extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
@@ -652,11 +679,11 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
         scan->xs_itup = st->itup;
         MemoryContextSwitchTo(old);
     }
-    if (st->ordered) {
-        scan->xs_orderbyvals[0] = Int32GetDatum(h.distance);
-        scan->xs_orderbynulls[0] = st->order_null || h.null_fp;
-        scan->xs_recheckorderby = false;
+    for (int i = 0; i < st->norderbys; ++i) {
+        scan->xs_orderbyvals[i] = Int32GetDatum(order_distance(st, h, i));
+        scan->xs_orderbynulls[i] = st->order_args_null[i] || h.null_fp;
     }
+    scan->xs_recheckorderby = false;
     return true;
 }
 
@@ -673,6 +700,10 @@ extern "C" void simhash_amendscan(IndexScanDesc scan) {
     release_pin(st);
     MemoryContextDelete(st->hits_cxt);
     pfree(st->balls);
+    if (st->order_args != nullptr) {
+        pfree(st->order_args);
+        pfree(st->order_args_null);
+    }
     pfree(st);
     scan->opaque = nullptr;
 }
