@@ -107,9 +107,12 @@ __attribute__((always_inline)) inline std::size_t near_body(const BucketSweep &s
     constexpr int kMaxRuns = 32;
     std::size_t run_from[kMaxRuns], run_to[kMaxRuns];
     int runs = 0;
-    std::size_t start = j == 0 ? 0 : directory_start(s.directory, s.directory_bits, j);
+    // (Positions clamped to the segment, as in Leaf::bucket_start.)
+    std::size_t start = j == 0 ? 0 : std::min<std::size_t>(directory_start(s.directory, s.directory_bits, j), s.count);
     for (; j < s.buckets && start < to; ++j) {
-        std::size_t next = j + 1 < s.buckets ? directory_start(s.directory, s.directory_bits, j + 1) : s.count;
+        std::size_t next =
+            j + 1 < s.buckets ? std::min<std::size_t>(directory_start(s.directory, s.directory_bits, j + 1), s.count)
+                              : s.count;
         int d = __builtin_popcount((s.first_bucket + static_cast<std::uint32_t>(j)) ^ s.qbucket);
         for (std::size_t k = start; k < next; k += 16) std::memset(bucket_distance + k, d, 16);
         if (d <= radius && start < next) {
@@ -280,7 +283,8 @@ Leaf::Leaf(const std::uint8_t *area, std::size_t bytes) noexcept : area_(area), 
 std::size_t Leaf::bucket_start(std::size_t j) const noexcept {
     if (j == 0) return 0;
     if (j >= h_.buckets) return h_.count;
-    return directory_start(area_ + kPackedHeaderSize, h_.directory_bits(), j);
+    // (Clamped: a damaged directory must not send a reader past the segment.)
+    return std::min<std::size_t>(directory_start(area_ + kPackedHeaderSize, h_.directory_bits(), j), h_.count);
 }
 
 std::size_t Leaf::bucket_of(std::size_t i, std::size_t from_bucket) const noexcept {
@@ -401,9 +405,7 @@ std::size_t Leaf::unpack(EntryKey *out) const noexcept {
     return size();
 }
 
-const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryKey &low, bool has_high,
-                       const EntryKey &high, std::size_t *bad) noexcept {
-    *bad = 0;
+const char *leaf_header_problem(const std::uint8_t *area, std::size_t bytes) noexcept {
     if (bytes < kPackedHeaderSize) return "leaf shorter than its header";
     PackedHeader h = packed_header(area);
     if (h.prefix_len > 64 || h.block_bits > 32 || h.offset_bits > 16 || h.bucket_bits > kMaxBucketBits ||
@@ -414,11 +416,24 @@ const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryK
         return "packed bucket range out of range";
     if (h.bytes != segment_bytes(h)) return "packed length disagrees with count and widths";
     if (h.bytes > bytes || (bytes - h.bytes) % kLeafEntrySize != 0) return "packed length disagrees with the leaf's";
+    return nullptr;
+}
+
+const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryKey &low, bool has_high,
+                       const EntryKey &high, std::size_t *bad) noexcept {
+    *bad = 0;
+    if (const char *what = leaf_header_problem(area, bytes)) return what;
+    PackedHeader h = packed_header(area);
     if ((h.prefix & low_mask(h.suffix_bits())) != 0) return "packed prefix has bits below its length";
     Leaf leaf(area, bytes);
+    // (The directory as stored: bucket_start clamps it.)
+    auto start = [&](std::size_t j) -> std::size_t {
+        if (j == 0) return 0;
+        if (j >= h.buckets) return h.count;
+        return directory_start(area + kPackedHeaderSize, h.directory_bits(), j);
+    };
     for (std::size_t j = 1; j <= h.buckets; ++j)
-        if (leaf.bucket_start(j) < leaf.bucket_start(j - 1) || leaf.bucket_start(j) > h.count)
-            return "packed bucket directory out of order";
+        if (start(j) < start(j - 1) || start(j) > h.count) return "packed bucket directory out of order";
     EntryKey prev{};
     for (std::size_t j = 0, i = 0; j < h.buckets; ++j) {
         for (std::size_t end = leaf.bucket_start(j + 1); i < end; ++i) {

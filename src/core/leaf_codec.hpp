@@ -143,6 +143,14 @@ class Leaf {
     std::uint64_t low_mask_;
 };
 
+// What is wrong with the header of untrusted leaf bytes (widths out of
+// range, more entries than a segment holds, buckets out of range, a length
+// that disagrees with them or with the leaf's), or nullptr: checked in
+// constant time before a scan reads a leaf, so that a damaged one is reported
+// instead of read past. A directory out of order is not caught here; readers
+// clamp its positions to the segment.
+const char *leaf_header_problem(const std::uint8_t *area, std::size_t bytes) noexcept;
+
 // What is wrong with untrusted leaf bytes (header inconsistent with the
 // length, widths out of range, a directory out of order, segment not
 // strictly sorted, blocks past 2^32 - 1, an entry outside [low, high)), or

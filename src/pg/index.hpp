@@ -190,6 +190,13 @@ pg_attribute_noreturn() void simhash_bad_right_link(Relation index, BlockNumber 
 // A downlink of table `table` to `blk` reached a page that is not one level
 // below its parent in that table, or does not start at the downlink's key.
 pg_attribute_noreturn() void simhash_not_the_child(Relation index, int table, BlockNumber blk);
+// Raises XX002 unless locked `buf` can be read as a tree page at all: ours, a
+// leaf or an internal page by its flags and level, its entry area inside the
+// page (whole internal entries), a leaf's packed header consistent with its
+// length. Every page reached by a link (root, downlink, right-link) is
+// checked before its bytes are trusted, so that damage is reported, not read
+// past; the full invariants are simhash_index_check's.
+void simhash_check_page(Relation index, Buffer buf);
 // The layout the reloptions ask for, or for `rows` rows by the default rule.
 sx::Layout simhash_layout_option(Relation index, double rows);
 

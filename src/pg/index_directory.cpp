@@ -70,6 +70,7 @@ bool read_level(Relation index, int table, BlockNumber blk, int *level, uint32 b
         CHECK_FOR_INTERRUPTS();
         Buffer buf = ReadBuffer(index, blk);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
+        simhash_check_page(index, buf);
         Page page = BufferGetPage(buf);
         SimhashPageOpaque *op = page_opaque(page);
         if (*level == 0) {

@@ -143,6 +143,7 @@ Buffer simhash_step_right(Relation index, Buffer buf, int mode) {
     CHECK_FOR_INTERRUPTS();
     Buffer next = ReadBuffer(index, right);
     LockBuffer(next, mode);
+    simhash_check_page(index, next);
     if (sx::compare_keys(page_low(BufferGetPage(next)), high) != 0) {
         UnlockReleaseBuffer(next);
         simhash_bad_right_link(index, blk);
@@ -154,6 +155,31 @@ pg_attribute_noreturn() void simhash_not_the_child(Relation index, int table, Bl
     ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                     errmsg("simhash index \"%s\" is corrupt: table %d, block %u is not the page its parent points to",
                            RelationGetRelationName(index), table, blk)));
+}
+
+void simhash_check_page(Relation index, Buffer buf) {
+    Page page = BufferGetPage(buf);
+    const char *what = nullptr;
+    if (PageIsNew(page) || !page_is_ours(page)) {
+        what = "not a simhash index page";
+    } else {
+        const SimhashPageOpaque *op = page_opaque(page);
+        size_t lower = ((PageHeader)page)->pd_lower;
+        bool leaf = op->flags == kPageLeaf && op->level == 0;
+        bool internal = op->flags == kPageInternal && op->level > 0;
+        if (!leaf && !internal)
+            what = "neither a leaf nor an internal page";
+        else if (lower < page_area_offset() || lower - page_area_offset() > page_area_capacity() ||
+                 (internal && (lower - page_area_offset()) % sx::kInternalEntrySize != 0))
+            what = "entry area size";
+        else if (leaf)
+            what = sx::leaf_header_problem(page_area(page), leaf_bytes(page));
+    }
+    if (what == nullptr) return;
+    BlockNumber blk = BufferGetBlockNumber(buf);
+    UnlockReleaseBuffer(buf);
+    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                    errmsg("simhash index \"%s\" is corrupt: block %u: %s", RelationGetRelationName(index), blk, what)));
 }
 
 namespace {
@@ -184,8 +210,9 @@ Buffer lock_child(Relation index, const Downlink &d, int mode) {
     CHECK_FOR_INTERRUPTS();
     Buffer buf = ReadBuffer(index, d.entry.child);
     LockBuffer(buf, mode);
+    simhash_check_page(index, buf);
     Page page = BufferGetPage(buf);
-    if (PageIsNew(page) || !page_is_ours(page) || page_opaque(page)->table != d.table ||
+    if (page_opaque(page)->table != d.table ||
         page_opaque(page)->level + 1 != d.level || sx::compare_keys(page_low(page), d.entry.low) != 0) {
         UnlockReleaseBuffer(buf);
         simhash_not_the_child(index, d.table, d.entry.child);
@@ -198,6 +225,7 @@ Buffer lock_child(Relation index, const Downlink &d, int mode) {
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = ReadBuffer(index, root);
     LockBuffer(buf, BUFFER_LOCK_SHARE);
+    simhash_check_page(index, buf);
     for (;;) {
         Page page = BufferGetPage(buf);
         if (beyond_high(page, key)) {
@@ -353,6 +381,7 @@ static Buffer split_child(Relation index, Buffer pbuf, size_t pos, Buffer cbuf, 
 static void insert_pessimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = ReadBuffer(index, root);
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+    simhash_check_page(index, buf);
     if (needs_split(BufferGetPage(buf), key)) split_root(index, buf);
     for (;;) {
         if (page_opaque(BufferGetPage(buf))->flags & kPageLeaf) break;

@@ -267,6 +267,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         Buffer buf = pinned != InvalidBuffer ? pinned : ReadBuffer(p.index, blk);
         pinned = InvalidBuffer;
         LockBuffer(buf, BUFFER_LOCK_SHARE);
+        simhash_check_page(p.index, buf);
         Page page = BufferGetPage(buf);
         SimhashPageOpaque *op = page_opaque(page);
         if (first && c.level >= 0 &&
@@ -389,6 +390,7 @@ void run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
     for (int i = 0; i < npasses; ++i) {
         if (first[i] == InvalidBuffer) continue;
         LockBuffer(first[i], BUFFER_LOCK_SHARE);
+        simhash_check_page(index, first[i]);
         Page page = BufferGetPage(first[i]);
         if (page_opaque(page)->flags & kPageLeaf) page_leaf(page).prefetch(passes[i].lo, passes[i].hi);
         else prefetch_page(first[i]);
@@ -570,6 +572,7 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
     sx::EntryKey want = entry_key(h.key, const_cast<ItemPointer>(&h.tid));
     Buffer buf = ReadBuffer(index, h.leaf);
     LockBuffer(buf, BUFFER_LOCK_SHARE);
+    simhash_check_page(index, buf);
     for (;;) {
         Page page = BufferGetPage(buf);
         if (!(page_opaque(page)->flags & kPageLeaf)) {
@@ -584,10 +587,7 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
             return true;
         }
         if (!beyond_high(page, want)) break;
-        BlockNumber right = page_opaque(page)->right;
-        UnlockReleaseBuffer(buf);
-        buf = ReadBuffer(index, right);
-        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        buf = simhash_step_right(index, buf, BUFFER_LOCK_SHARE);
     }
     UnlockReleaseBuffer(buf);
     return false;

@@ -29,10 +29,7 @@ BlockNumber walk_leaves(IndexVacuumInfo *info, bool cleanup_lock, PerLeaf per_le
             // if the splitter failed (or crashed) before its WAL record.
             Page page = BufferGetPage(buf);
             if (!PageIsNew(page)) {
-                if (!page_is_ours(page))
-                    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
-                                    errmsg("simhash index \"%s\" is corrupt: block %u is not a simhash index page",
-                                           RelationGetRelationName(info->index), blk)));
+                simhash_check_page(info->index, buf);
                 if (page_opaque(page)->flags & kPageLeaf) per_leaf(buf);
             }
             UnlockReleaseBuffer(buf);

@@ -112,7 +112,7 @@ close($ffh);
 $node->start;
 ($rc, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nVACUUM docs");
 like($err, qr/XX002/, 'a foreign page: VACUUM raises index_corrupted');
-like($err, qr/simhash index "docs_fp" is corrupt: block $foreign_blk is not a simhash index page/,
+like($err, qr/simhash index "docs_fp" is corrupt: block $foreign_blk: not a simhash index page/,
 	'the message names the index and the block');
 $node->safe_psql('postgres', 'REINDEX INDEX docs_fp');
 $file = index_file();
@@ -211,6 +211,58 @@ ok(!$timed_out, 'a downlink to its own page: the INSERT ends');
 like($err, qr/XX002/, 'a downlink to its own page: the INSERT raises index_corrupted');
 like($err, qr/simhash index "dl_fp" is corrupt: table 0, block $root is not the page its parent points to/,
 	'the message names the index and the block');
+
+# A damaged page reached by a scan is reported (XX002), not read past: the
+# first leaf of table 0 zeroed (what zero_damaged_pages leaves), its packed
+# entry count (uint16 at byte 24) set to 65535, or its packed length (uint16
+# at byte 26) to 7400. Each crashed the backend (SIGSEGV) before.
+$node->safe_psql('postgres', 'REINDEX INDEX dl_fp');
+$dl_file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('dl_fp')");
+my $leaf_page;
+sub first_leaf_block
+{
+	open(my $fh, '<:raw', $dl_file) or die "open $dl_file: $!";
+	for (my $blk = 1;; $blk++)
+	{
+		seek($fh, $blk * 8192 + 8152, 0) or die;
+		last if read($fh, my $op, 40) != 40;
+		my ($flags, $level, $table, undef, undef) = unpack('SSSSL', $op);
+		# the leftmost leaf: its low key (14 bytes after the right-link) is all zeros
+		next unless $flags == 1 && $table == 0 && substr($op, 12, 14) eq ("\0" x 14);
+		seek($fh, $blk * 8192, 0) or die;
+		read($fh, $leaf_page, 8192) == 8192 or die;
+		close($fh);
+		return $blk;
+	}
+	die 'no leftmost leaf';
+}
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->stop;
+my $leaf_blk = first_leaf_block();
+foreach my $case ([ 'zeroed', 0, "\0" x 8192 ], [ 'packed count 65535', 24, pack('S', 65535) ],
+	[ 'packed length 7400', 26, pack('S', 7400) ])
+{
+	my ($label, $offset, $bytes) = @$case;
+	open(my $pfh, '+<:raw', $dl_file) or die "open $dl_file: $!";
+	seek($pfh, $leaf_blk * 8192, 0) or die;
+	print $pfh $leaf_page;
+	seek($pfh, $leaf_blk * 8192 + $offset, 0) or die;
+	print $pfh $bytes;
+	close($pfh);
+	$node->start;
+	($rc, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSET enable_seqscan = off; SELECT count(*) FROM dl WHERE fp <@ simhash_ball('0000000000000000', 40)");
+	like($err, qr/XX002/, "a leaf $label: the scan raises index_corrupted");
+	like($err, qr/simhash index "dl_fp" is corrupt: block $leaf_blk: /, "a leaf $label: the message names the block");
+	$node->stop;
+	unlike(slurp_file($node->logfile), qr/terminated by signal/, "a leaf $label: no backend crashed");
+}
+open(my $rfh, '+<:raw', $dl_file) or die "open $dl_file: $!";
+seek($rfh, $leaf_blk * 8192, 0) or die;
+print $rfh $leaf_page;
+close($rfh);
+$node->start;
+index_check($node, 'dl_fp', 1, 'the leaf restored');
 
 # (An INSERT that never ends ignores a fast shutdown too.)
 $node->stop($timed_out ? 'immediate' : 'fast');

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -357,4 +358,42 @@ TEST(LeafCodec, FitsWithAgreesWithBytes) {
             sizer.add(e);
         }
     }
+}
+
+TEST(LeafCodec, HeaderProblemsAreFoundInConstantTime) {
+    std::mt19937_64 rng(29);
+    Buf b = write(dense_leaf(rng, 800));
+    EXPECT_EQ(leaf_header_problem(b.bytes.data(), b.n), nullptr);
+    EXPECT_NE(leaf_header_problem(b.bytes.data(), kPackedHeaderSize - 1), nullptr);
+    EXPECT_NE(leaf_header_problem(b.bytes.data(), b.n - 1), nullptr);  // a length between entries
+    Buf count = b;
+    count.bytes[0] = count.bytes[1] = 0xFF;  // 65535 packed entries
+    EXPECT_NE(leaf_header_problem(count.bytes.data(), count.n), nullptr);
+    Buf length = b;
+    std::uint16_t bytes = 7400;
+    std::memcpy(length.bytes.data() + 2, &bytes, 2);
+    EXPECT_NE(leaf_header_problem(length.bytes.data(), length.n), nullptr);
+}
+
+TEST(LeafCodec, ReadersStayInsideASegmentWhoseDirectoryPointsPastIt) {
+    std::mt19937_64 rng(31);
+    std::vector<EntryKey> in = dense_leaf(rng, 800);
+    Buf b = write(in);
+    PackedHeader h = packed_header(b.bytes.data());
+    ASSERT_GT(h.buckets, 2u);
+    // Every directory position set to its largest value, far past the count.
+    std::memset(b.bytes.data() + kPackedHeaderSize, 0xFF, h.directory_bytes());
+    ASSERT_EQ(leaf_header_problem(b.bytes.data(), b.n), nullptr);  // (not a header problem)
+    Leaf leaf(b.bytes.data(), b.n);
+    std::vector<std::uint16_t> out(leaf.size());
+    for (int radius : {0, 3, 64}) {
+        std::size_t m = leaf.near(0, ~0ull, in[rng() % in.size()].key, radius, out.data());
+        ASSERT_LE(m, h.count);
+        for (std::size_t k = 0; k < m; ++k) ASSERT_LT(out[k], h.count);
+    }
+    for (std::uint64_t key : {std::uint64_t{0}, in[7].key, ~std::uint64_t{0}}) {
+        EXPECT_LE(leaf.lower_bound(key), h.count);
+        EXPECT_LE(leaf.upper_bound(key), h.count);
+    }
+    leaf.prefetch(0, ~0ull);
 }
