@@ -162,8 +162,44 @@ CREATE TABLE dom (fp fingerprint);
 SELECT simhash_guard('dom', 'fp');
 INSERT INTO dom VALUES ('0000000000000000');
 SELECT pg_temp.error_of($$INSERT INTO dom VALUES ('0000000000000100')$$);
-DROP TABLE dom;
-DROP DOMAIN fingerprint;
+-- a domain over a domain over simhash64 too (the guard used to follow one level)
+CREATE DOMAIN fingerprint2 AS fingerprint;
+CREATE TABLE dom2 (fp fingerprint2);
+SELECT simhash_guard('dom2', 'fp');
+INSERT INTO dom2 VALUES ('0000000000000000');
+SELECT pg_temp.error_of($$INSERT INTO dom2 VALUES ('0000000000000100')$$);
+DROP TABLE dom, dom2;
+DROP DOMAIN fingerprint2, fingerprint;
+-- Two column names longer than a trigger name sharing their first 49 bytes get
+-- two guards; a 63-byte cut made them one, and the second call silently
+-- replaced the first column's guard.
+CREATE TABLE long_names (id int PRIMARY KEY,
+  fingerprint_of_the_document_body_text_as_of_version_one simhash64,
+  fingerprint_of_the_document_body_text_as_of_version_two simhash64);
+SELECT simhash_guard('long_names', 'fingerprint_of_the_document_body_text_as_of_version_one');
+SELECT simhash_guard('long_names', 'fingerprint_of_the_document_body_text_as_of_version_two');
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'long_names'::regclass ORDER BY tgname;
+INSERT INTO long_names VALUES (1, '0000000000000000', '1111111111111111');
+SELECT pg_temp.error_of($$INSERT INTO long_names VALUES (2, '0000000000000000', 'ffffffffffffffff')$$);
+SELECT pg_temp.error_of($$INSERT INTO long_names VALUES (3, 'ffffffffffffffff', '1111111111111110')$$);
+SELECT simhash_unguard('long_names', 'fingerprint_of_the_document_body_text_as_of_version_one');
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'long_names'::regclass ORDER BY tgname;
+DROP TABLE long_names;
+-- A trigger of the user's own with the guard's name is neither replaced nor dropped.
+CREATE TABLE own_trigger (id int, fp simhash64);
+CREATE FUNCTION pg_temp.keep_row() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE TRIGGER simhash_guard_fp BEFORE INSERT ON own_trigger FOR EACH ROW EXECUTE FUNCTION pg_temp.keep_row();
+SELECT pg_temp.error_of($$SELECT simhash_guard('own_trigger', 'fp')$$);
+SELECT pg_temp.error_of($$SELECT simhash_unguard('own_trigger', 'fp')$$);
+SELECT count(*) FROM pg_trigger WHERE tgrelid = 'own_trigger'::regclass AND tgname = 'simhash_guard_fp';
+DROP TABLE own_trigger;
+-- Triggers are not inherited: a table with inheritance children is refused
+-- (writes to a child were never checked); a child alone can be guarded.
+CREATE TABLE ancestor (id int, fp simhash64);
+CREATE TABLE descendant () INHERITS (ancestor);
+SELECT pg_temp.error_of($$SELECT simhash_guard('ancestor', 'fp')$$);
+SELECT simhash_guard('descendant', 'fp');
+DROP TABLE ancestor CASCADE;
 
 -- bad arguments to the trigger itself: an error when it first fires
 CREATE TABLE raw (id int, fp simhash64, note text);

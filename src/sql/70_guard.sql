@@ -6,9 +6,28 @@ COMMENT ON FUNCTION @extschema@.simhash_reject_near_duplicates()
     IS 'BEFORE ROW trigger: rejects a fingerprint within k bits of another row''s (args: column, k = 3, key columns...)';
 
 -- The name of the guard of column col: deterministic, so unguard finds it.
+-- A name is cut at 63 bytes, so a longer one leads with a hash of the column
+-- name: two long column names sharing their first 49 bytes get two guards.
 CREATE FUNCTION @extschema@.simhash_guard_trigger_name(col pg_catalog.name) RETURNS pg_catalog.name
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN pg_catalog.concat('simhash_guard_', col)::pg_catalog.name;
+    RETURN CASE WHEN pg_catalog.octet_length(pg_catalog.concat('simhash_guard_', col)) <= 63
+                THEN pg_catalog.concat('simhash_guard_', col)
+                ELSE pg_catalog.concat('simhash_guard_', pg_catalog.left(pg_catalog.md5(col), 8), '_', col)
+           END::pg_catalog.name;
+
+-- Whether tbl has a trigger named like the guard of col that is something
+-- else: a guard of another column, or a trigger of the user's own.
+CREATE FUNCTION @extschema@.simhash_guard_name_taken(tbl pg_catalog.regclass, col pg_catalog.name)
+    RETURNS boolean LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    RETURN EXISTS (
+        SELECT FROM pg_catalog.pg_trigger t
+         WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
+           AND (t.tgfoid <> '@extschema@.simhash_reject_near_duplicates()'::pg_catalog.regprocedure
+                OR t.tgnargs = 0
+                OR pg_catalog.convert_from(pg_catalog.substr(t.tgargs, 1,
+                       pg_catalog.position(t.tgargs, '\x00'::pg_catalog.bytea) - 1),
+                       pg_catalog.getdatabaseencoding()) <> col));
 
 CREATE FUNCTION @extschema@.simhash_guard(tbl pg_catalog.regclass, col pg_catalog.name, max_distance pg_catalog.int4 DEFAULT 3)
     RETURNS void LANGUAGE plpgsql
@@ -23,6 +42,13 @@ BEGIN
     IF relkind IS NULL OR relkind NOT IN ('r', 'p') THEN
         RAISE EXCEPTION 'simhash_guard: "%" is not a table', tbl USING ERRCODE = 'wrong_object_type';
     END IF;
+    -- Triggers are cloned onto partitions, not onto inheritance children:
+    -- rows written to a child would never be checked.
+    IF relkind = 'r' AND EXISTS (SELECT FROM pg_catalog.pg_inherits i WHERE i.inhparent = tbl) THEN
+        RAISE EXCEPTION 'simhash_guard: table "%" has inheritance children, which its guard would not check', tbl
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'Use a partitioned table: its guard is cloned onto every partition.';
+    END IF;
     IF max_distance IS NULL OR max_distance < 0 OR max_distance > 32 THEN
         RAISE EXCEPTION 'simhash_guard: maximum distance % is out of range', max_distance
             USING ERRCODE = 'invalid_parameter_value', HINT = 'The maximum distance is between 0 and 32.';
@@ -33,11 +59,16 @@ BEGIN
         RAISE EXCEPTION 'simhash_guard: column "%" of relation "%" does not exist', col, tbl
             USING ERRCODE = 'undefined_column';
     END IF;
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
-                    WHERE a.attrelid = tbl AND a.attnum = col_attnum
-                      AND (SELECT CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
-                             FROM pg_catalog.pg_type t WHERE t.oid = a.atttypid)
-                          = '@extschema@.simhash64'::pg_catalog.regtype) THEN
+    -- (A domain over a domain ... over simhash64 too: the chain is followed.)
+    IF NOT EXISTS (WITH RECURSIVE chain(oid, typtype, typbasetype) AS (
+                       SELECT t.oid, t.typtype, t.typbasetype FROM pg_catalog.pg_type t
+                        WHERE t.oid = (SELECT a.atttypid FROM pg_catalog.pg_attribute a
+                                        WHERE a.attrelid = tbl AND a.attnum = col_attnum)
+                       UNION ALL
+                       SELECT t.oid, t.typtype, t.typbasetype FROM pg_catalog.pg_type t
+                         JOIN chain c ON t.oid = c.typbasetype AND c.typtype = 'd')
+                   SELECT FROM chain WHERE chain.typtype <> 'd'
+                      AND chain.oid = '@extschema@.simhash64'::pg_catalog.regtype) THEN
         RAISE EXCEPTION 'simhash_guard: column "%" of relation "%" is not of type simhash64', col, tbl
             USING ERRCODE = 'datatype_mismatch';
     END IF;
@@ -48,6 +79,11 @@ BEGIN
       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
      WHERE i.indrelid = tbl AND i.indisprimary;
 
+    IF @extschema@.simhash_guard_name_taken(tbl, col) THEN
+        RAISE EXCEPTION 'simhash_guard: relation "%" already has a trigger "%" that is not the guard of column "%"',
+                        tbl, @extschema@.simhash_guard_trigger_name(col), col
+            USING ERRCODE = 'duplicate_object';
+    END IF;
     -- Guarding again replaces the guard (a new maximum distance).
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger t
                 WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)) THEN
@@ -81,9 +117,10 @@ CREATE FUNCTION @extschema@.simhash_unguard(tbl pg_catalog.regclass, col pg_cata
     SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_trigger t
-                    WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
-                      AND NOT t.tgisinternal AND t.tgparentid = 0) THEN
+    IF @extschema@.simhash_guard_name_taken(tbl, col)
+       OR NOT EXISTS (SELECT FROM pg_catalog.pg_trigger t
+                       WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
+                         AND NOT t.tgisinternal AND t.tgparentid = 0) THEN
         RAISE EXCEPTION 'simhash_unguard: relation "%" has no simhash guard on column "%"', tbl, col
             USING ERRCODE = 'undefined_object';
     END IF;
