@@ -129,6 +129,14 @@ SELECT t, k, count(*) AS clustered_rows,
                               SELECT * FROM dedup_spilled_clusters s WHERE s.t = m.t AND s.k = m.k) d) AS missing
 FROM dedup_memory_clusters m GROUP BY t, k ORDER BY t, k;
 
+-- cstring keys count their length: 150 keys of 10,000 bytes exceed 64kB (each
+-- was counted as a few bytes, and the search never left memory).
+SET work_mem = '64kB';
+SET client_min_messages = debug1;
+SELECT count(*) FROM simhash_near_pairs('SELECT textout(repeat(chr(97 + g % 26), 10000)), g::bigint FROM generate_series(1, 150) g', 3);
+RESET client_min_messages;
+RESET work_mem;
+
 -- Cancel on disk: 100,000 identical fingerprints (5 * 10^9 pairs) stop at the
 -- timeout, and the sorts, the stored rows and the layout are released.
 SET work_mem = '64kB';

@@ -1,5 +1,7 @@
 #include "dedup_input.hpp"
 
+#include <algorithm>
+
 extern "C" {
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -17,6 +19,8 @@ extern "C" {
 
 #include "near_pairs.hpp"
 
+// Rows fetched at a time, fewer when they are wide: a batch holds about
+// work_mem of rows (150 one-megabyte keys took 224 MB at work_mem = 64kB).
 static constexpr long kFetchRows = 10000;
 
 Oid dedup_simhash64_type(FunctionCallInfo fcinfo) {
@@ -125,7 +129,9 @@ static void append_row(DedupInput *in, Datum key, std::uint64_t fp, int16 key_le
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("%s: the query returns more than %d rows", in->caller, PG_INT32_MAX)));
     if (!in->spilled) {
-        in->bytes += kDedupBytesPerRow + (key_byval ? 0 : key_len == -1 ? toast_raw_datum_size(key) : key_len);
+        in->bytes += kDedupBytesPerRow + (key_byval        ? 0
+                                          : key_len == -1 ? toast_raw_datum_size(key)
+                                                          : datumGetSize(key, false, key_len));
         if (in->bytes > in->budget) start_spilling(in);
     }
     if (in->spilled) {
@@ -185,10 +191,15 @@ void dedup_read_input(const char *caller, text *query, Oid simhash64_type, Dedup
     fmgr_info_cxt(output_fn, &in->key_output, in->context);
 
     std::size_t next_report = kDedupProgressRows;
+    long fetch = 1;  // the first row tells how wide they are
     for (;;) {
-        SPI_cursor_fetch(portal, true, kFetchRows);
+        SPI_cursor_fetch(portal, true, fetch);
         if (SPI_processed == 0) break;
         TupleDesc desc = SPI_tuptable->tupdesc;
+        std::size_t batch_bytes = 0;
+        for (uint64 i = 0; i < SPI_processed; ++i) batch_bytes += SPI_tuptable->vals[i]->t_len;
+        fetch = static_cast<long>(std::clamp<std::size_t>(in->budget / std::max<std::size_t>(1, batch_bytes / SPI_processed),
+                                                          1, kFetchRows));
         for (uint64 i = 0; i < SPI_processed; ++i) {
             bool key_null, fp_null;
             Datum key = SPI_getbinval(SPI_tuptable->vals[i], desc, 1, &key_null);
