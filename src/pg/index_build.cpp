@@ -350,7 +350,7 @@ extern "C" void simhash_ambuildempty(Relation index) {
         else
             simhash_init_page(page, kPageLeaf, 0, static_cast<uint16>(blk - 1));
         PageSetChecksumInplace(page, blk);
-        smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, blk, block.data, true);
+        smgrextend(RelationGetSmgr(index), INIT_FORKNUM, blk, block.data, true);
         log_newpage(&RelationGetSmgr(index)->smgr_rnode.node, INIT_FORKNUM, blk, page, true);
     }
     smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);

@@ -38,13 +38,24 @@ BlockNumber walk_leaves(IndexVacuumInfo *info, bool cleanup_lock, PerLeaf per_le
     return nblocks;
 }
 
+// Rows, as the heap counts them: one entry per table for a row with a
+// fingerprint, one in the NULL list for a row without.
+struct RowCount {
+    int tables;
+    double table_entries = 0, null_entries = 0;
+    void add(Page page, size_t entries) {
+        (page_opaque(page)->table < tables ? table_entries : null_entries) += static_cast<double>(entries);
+    }
+    double rows() const { return table_entries / tables + null_entries; }
+};
+
 }  // namespace
 
 extern "C" IndexBulkDeleteResult *simhash_ambulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
                                                        IndexBulkDeleteCallback callback, void *state) {
     if (stats == nullptr) stats = static_cast<IndexBulkDeleteResult *>(palloc0(sizeof(IndexBulkDeleteResult)));
     SimhashMeta meta = simhash_read_meta(info->index);
-    double entries = 0;
+    RowCount rows{meta.tables}, removed{meta.tables};
     sx::EntryKey *scratch = static_cast<sx::EntryKey *>(palloc(kMaxLeafEntries * sizeof(sx::EntryKey)));
     BlockNumber nblocks = walk_leaves(info, true, [&](Buffer buf) {
         Page page = BufferGetPage(buf);
@@ -73,13 +84,13 @@ extern "C" IndexBulkDeleteResult *simhash_ambulkdelete(IndexVacuumInfo *info, In
                                                 page_area(copy)));
             GenericXLogFinish(xlog);
         }
-        stats->tuples_removed += static_cast<double>(n - kept);
-        entries += static_cast<double>(kept);
+        removed.add(page, n - kept);
+        rows.add(page, kept);
     });
     pfree(scratch);
     stats->num_pages = nblocks;
-    // Each row has one entry per table; counted by rows, as the heap counts them.
-    stats->num_index_tuples = entries / meta.tables;
+    stats->tuples_removed += removed.rows();
+    stats->num_index_tuples = rows.rows();
     stats->estimated_count = true;
     return stats;
 }
@@ -89,9 +100,12 @@ extern "C" IndexBulkDeleteResult *simhash_amvacuumcleanup(IndexVacuumInfo *info,
     if (stats != nullptr) return stats;
     stats = static_cast<IndexBulkDeleteResult *>(palloc0(sizeof(IndexBulkDeleteResult)));
     SimhashMeta meta = simhash_read_meta(info->index);
-    double entries = 0;
-    stats->num_pages = walk_leaves(info, false, [&](Buffer buf) { entries += page_leaf(BufferGetPage(buf)).size(); });
-    stats->num_index_tuples = entries / meta.tables;
+    RowCount rows{meta.tables};
+    stats->num_pages = walk_leaves(info, false, [&](Buffer buf) {
+        Page page = BufferGetPage(buf);
+        rows.add(page, page_leaf(page).size());
+    });
+    stats->num_index_tuples = rows.rows();
     stats->estimated_count = true;
     return stats;
 }
