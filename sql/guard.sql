@@ -184,6 +184,19 @@ SELECT pg_temp.error_of($$INSERT INTO long_names VALUES (2, '0000000000000000', 
 SELECT pg_temp.error_of($$INSERT INTO long_names VALUES (3, 'ffffffffffffffff', '1111111111111110')$$);
 SELECT simhash_unguard('long_names', 'fingerprint_of_the_document_body_text_as_of_version_one');
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'long_names'::regclass ORDER BY tgname;
+-- A guard that an earlier script named by the plain cut is still found: guarding
+-- again replaces it, and unguard removes it.
+CREATE TRIGGER simhash_guard_fingerprint_of_the_document_body_text_as_of_versi
+  BEFORE INSERT OR UPDATE OR DELETE ON long_names FOR EACH ROW
+  EXECUTE FUNCTION simhash_reject_near_duplicates('fingerprint_of_the_document_body_text_as_of_version_one', '3', 'id');
+SELECT simhash_guard('long_names', 'fingerprint_of_the_document_body_text_as_of_version_one', 2);
+SELECT tgname, encode(tgargs, 'escape') AS args FROM pg_trigger WHERE tgrelid = 'long_names'::regclass ORDER BY tgname;
+CREATE TRIGGER simhash_guard_fingerprint_of_the_document_body_text_as_of_versi
+  BEFORE INSERT OR UPDATE OR DELETE ON long_names FOR EACH ROW
+  EXECUTE FUNCTION simhash_reject_near_duplicates('fingerprint_of_the_document_body_text_as_of_version_one', '3', 'id');
+SELECT simhash_unguard('long_names', 'fingerprint_of_the_document_body_text_as_of_version_one');
+SELECT simhash_unguard('long_names', 'fingerprint_of_the_document_body_text_as_of_version_one');
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'long_names'::regclass ORDER BY tgname;
 DROP TABLE long_names;
 -- A trigger of the user's own with the guard's name is neither replaced nor dropped.
 CREATE TABLE own_trigger (id int, fp simhash64);

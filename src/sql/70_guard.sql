@@ -15,19 +15,24 @@ CREATE FUNCTION @extschema@.simhash_guard_trigger_name(col pg_catalog.name) RETU
                 ELSE pg_catalog.concat('simhash_guard_', pg_catalog.left(pg_catalog.md5(col), 8), '_', col)
            END::pg_catalog.name;
 
--- Whether tbl has a trigger named like the guard of col that is something
--- else: a guard of another column, or a trigger of the user's own.
-CREATE FUNCTION @extschema@.simhash_guard_name_taken(tbl pg_catalog.regclass, col pg_catalog.name)
-    RETURNS boolean LANGUAGE sql STABLE STRICT PARALLEL SAFE
+-- The name of the guard of col on tbl, or NULL without one: a trigger of
+-- simhash_reject_near_duplicates on col under the name above, or under the
+-- plain 63-byte cut that earlier scripts gave long column names (so their
+-- guards can still be replaced and removed).
+CREATE FUNCTION @extschema@.simhash_guard_trigger(tbl pg_catalog.regclass, col pg_catalog.name)
+    RETURNS pg_catalog.name LANGUAGE sql STABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
-    RETURN EXISTS (
-        SELECT FROM pg_catalog.pg_trigger t
-         WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
-           AND (t.tgfoid <> '@extschema@.simhash_reject_near_duplicates()'::pg_catalog.regprocedure
-                OR t.tgnargs = 0
-                OR pg_catalog.convert_from(pg_catalog.substr(t.tgargs, 1,
+    RETURN (SELECT t.tgname FROM pg_catalog.pg_trigger t
+             WHERE t.tgrelid = tbl AND NOT t.tgisinternal AND t.tgparentid = 0
+               AND t.tgname IN (@extschema@.simhash_guard_trigger_name(col),
+                                pg_catalog.concat('simhash_guard_', col)::pg_catalog.name)
+               AND t.tgfoid = '@extschema@.simhash_reject_near_duplicates()'::pg_catalog.regprocedure
+               AND t.tgnargs > 0
+               AND pg_catalog.convert_from(pg_catalog.substr(t.tgargs, 1,
                        pg_catalog.position(t.tgargs, '\x00'::pg_catalog.bytea) - 1),
-                       pg_catalog.getdatabaseencoding()) <> col));
+                       pg_catalog.getdatabaseencoding()) = col
+             ORDER BY t.tgname = @extschema@.simhash_guard_trigger_name(col) DESC
+             LIMIT 1);
 
 CREATE FUNCTION @extschema@.simhash_guard(tbl pg_catalog.regclass, col pg_catalog.name, max_distance pg_catalog.int4 DEFAULT 3)
     RETURNS void LANGUAGE plpgsql
@@ -35,6 +40,7 @@ CREATE FUNCTION @extschema@.simhash_guard(tbl pg_catalog.regclass, col pg_catalo
 AS $$
 DECLARE
     col_attnum int2;
+    existing pg_catalog.name;
     keys text;
     relkind "char";
 BEGIN
@@ -79,15 +85,19 @@ BEGIN
       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
      WHERE i.indrelid = tbl AND i.indisprimary;
 
-    IF @extschema@.simhash_guard_name_taken(tbl, col) THEN
+    -- A trigger of the guard's name that is not col's guard (the user's own,
+    -- or another column's) is left alone.
+    existing := @extschema@.simhash_guard_trigger(tbl, col);
+    IF EXISTS (SELECT FROM pg_catalog.pg_trigger t
+                WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col))
+       AND existing IS DISTINCT FROM @extschema@.simhash_guard_trigger_name(col) THEN
         RAISE EXCEPTION 'simhash_guard: relation "%" already has a trigger "%" that is not the guard of column "%"',
                         tbl, @extschema@.simhash_guard_trigger_name(col), col
             USING ERRCODE = 'duplicate_object';
     END IF;
     -- Guarding again replaces the guard (a new maximum distance).
-    IF EXISTS (SELECT FROM pg_catalog.pg_trigger t
-                WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)) THEN
-        EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', @extschema@.simhash_guard_trigger_name(col), tbl);
+    IF existing IS NOT NULL THEN
+        EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', existing, tbl);
     END IF;
     EXECUTE pg_catalog.format(
         'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
@@ -116,15 +126,14 @@ CREATE FUNCTION @extschema@.simhash_unguard(tbl pg_catalog.regclass, col pg_cata
     RETURNS void LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    existing pg_catalog.name := @extschema@.simhash_guard_trigger(tbl, col);
 BEGIN
-    IF @extschema@.simhash_guard_name_taken(tbl, col)
-       OR NOT EXISTS (SELECT FROM pg_catalog.pg_trigger t
-                       WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
-                         AND NOT t.tgisinternal AND t.tgparentid = 0) THEN
+    IF existing IS NULL THEN
         RAISE EXCEPTION 'simhash_unguard: relation "%" has no simhash guard on column "%"', tbl, col
             USING ERRCODE = 'undefined_object';
     END IF;
-    EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', @extschema@.simhash_guard_trigger_name(col), tbl);
+    EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', existing, tbl);
 END
 $$;
 COMMENT ON FUNCTION @extschema@.simhash_unguard(pg_catalog.regclass, pg_catalog.name)
