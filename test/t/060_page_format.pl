@@ -34,10 +34,7 @@ sub set_version
 {
 	my ($version) = @_;
 	$node->stop;
-	open(my $fh, '+<:raw', $file) or die "open $file: $!";
-	seek($fh, 28, 0) or die;
-	print $fh pack('L', $version);
-	close($fh);
+	patch_block($file, 0, 28, pack('L', $version));
 	$node->start;
 	return;
 }
@@ -52,6 +49,38 @@ sub read_version
 	read($fh, my $bytes, 4) == 4 or die;
 	close($fh);
 	return unpack('L', $bytes);
+}
+
+# The opaque area is the page's last 40 bytes: flags, level, table, has_high
+# (uint16 each), the right-link (uint32), then the low and high keys (14 bytes
+# each). Returns the first block from 1 of index file $path whose opaque area
+# satisfies $want (called with flags, level, table, has_high and the 40
+# bytes), and those bytes; () if none.
+sub find_block
+{
+	my ($path, $want) = @_;
+	open(my $fh, '<:raw', $path) or die "open $path: $!";
+	for (my $blk = 1;; $blk++)
+	{
+		seek($fh, $blk * 8192 + 8152, 0) or die;
+		last if read($fh, my $op, 40) != 40;
+		next unless $want->(unpack('SSSS', $op), $op);
+		close($fh);
+		return ($blk, $op);
+	}
+	close($fh);
+	return ();
+}
+
+# Writes $bytes at byte $offset of block $blk of index file $path.
+sub patch_block
+{
+	my ($path, $blk, $offset, $bytes) = @_;
+	open(my $fh, '+<:raw', $path) or die "open $path: $!";
+	seek($fh, $blk * 8192 + $offset, 0) or die;
+	print $fh $bytes;
+	close($fh);
+	return;
 }
 
 my $version = read_version($file);
@@ -120,25 +149,11 @@ $file = index_file();
 # Right-links that do not lead to higher keys are corruption (XX002) for a
 # scan, the info and the check, not a walk that never ends: a leaf of table 0
 # is patched so that its high key is its low key and its right-link is
-# itself (scans and the info looped until cancelled). The opaque area is the
-# page's last 40 bytes: flags, level, table, has_high (uint16 each), the
-# right-link (uint32), then the low and high keys (14 bytes each).
+# itself (scans and the info looped until cancelled).
 $node->safe_psql('postgres', 'CHECKPOINT');
 $node->stop;
-open(my $cfh, '+<:raw', $file) or die "open $file: $!";
-my $patched;
-for (my $blk = 1;; $blk++)
-{
-	seek($cfh, $blk * 8192 + 8152, 0) or die;
-	last if read($cfh, my $op, 40) != 40;
-	my ($flags, undef, $table, $has_high) = unpack('SSSS', $op);
-	next unless $flags == 1 && $table == 0 && $has_high == 1;
-	seek($cfh, $blk * 8192 + 8160, 0) or die;
-	print $cfh pack('L', $blk) . substr($op, 12, 14) . substr($op, 12, 14);
-	$patched = $blk;
-	last;
-}
-close($cfh);
+my ($patched, $op) = find_block($file, sub { my ($flags, undef, $table, $has_high) = @_; $flags == 1 && $table == 0 && $has_high == 1 });
+patch_block($file, $patched, 8160, pack('L', $patched) . substr($op, 12, 14) . substr($op, 12, 14)) if defined $patched;
 $node->start;
 ok(defined $patched, 'a leaf of table 0 with a right sibling was patched');
 foreach my $case (
@@ -183,25 +198,12 @@ CREATE INDEX dl_fp ON dl USING simhash (fp) WITH (max_distance = 0)});
 my $dl_file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('dl_fp')");
 $node->safe_psql('postgres', 'CHECKPOINT');
 $node->stop;
-open(my $dfh, '+<:raw', $dl_file) or die "open $dl_file: $!";
-my $root;
-for (my $blk = 1;; $blk++)
+my ($root) = find_block($dl_file, sub { my ($flags, $level) = @_; $flags == 2 && $level == 1 });
+if (defined $root)
 {
-	seek($dfh, $blk * 8192 + 8152, 0) or die;
-	last if read($dfh, my $op, 8) != 8;
-	my ($flags, $level) = unpack('SS', $op);
-	next unless $flags == 2 && $level == 1;
-	seek($dfh, $blk * 8192 + 12, 0) or die;
-	read($dfh, my $lower, 2) == 2 or die;
-	for (my $off = 24; $off < unpack('S', $lower); $off += 18)
-	{
-		seek($dfh, $blk * 8192 + $off + 14, 0) or die;
-		print $dfh pack('L', $blk);
-	}
-	$root = $blk;
-	last;
+	my $lower = unpack('S', substr(slurp_file($dl_file), $root * 8192 + 12, 2));
+	patch_block($dl_file, $root, $_ + 14, pack('L', $root)) for grep { ($_ - 24) % 18 == 0 } 24 .. $lower - 1;
 }
-close($dfh);
 $node->start;
 ok(defined $root, 'the root of a height-2 index had its downlinks patched');
 my $timed_out = 0;
@@ -218,37 +220,19 @@ like($err, qr/simhash index "dl_fp" is corrupt: table 0, block $root is not the 
 # at byte 26) to 7400. Each crashed the backend (SIGSEGV) before.
 $node->safe_psql('postgres', 'REINDEX INDEX dl_fp');
 $dl_file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('dl_fp')");
-my $leaf_page;
-sub first_leaf_block
-{
-	open(my $fh, '<:raw', $dl_file) or die "open $dl_file: $!";
-	for (my $blk = 1;; $blk++)
-	{
-		seek($fh, $blk * 8192 + 8152, 0) or die;
-		last if read($fh, my $op, 40) != 40;
-		my ($flags, $level, $table, undef, undef) = unpack('SSSSL', $op);
-		# the leftmost leaf: its low key (14 bytes after the right-link) is all zeros
-		next unless $flags == 1 && $table == 0 && substr($op, 12, 14) eq ("\0" x 14);
-		seek($fh, $blk * 8192, 0) or die;
-		read($fh, $leaf_page, 8192) == 8192 or die;
-		close($fh);
-		return $blk;
-	}
-	die 'no leftmost leaf';
-}
 $node->safe_psql('postgres', 'CHECKPOINT');
 $node->stop;
-my $leaf_blk = first_leaf_block();
+# (The leftmost leaf: its low key is all zeros.)
+my ($leaf_blk) = find_block($dl_file,
+	sub { my ($flags, undef, $table, undef, $op) = @_; $flags == 1 && $table == 0 && substr($op, 12, 14) eq ("\0" x 14) });
+die 'no leftmost leaf' unless defined $leaf_blk;
+my $leaf_page = substr(slurp_file($dl_file), $leaf_blk * 8192, 8192);
 foreach my $case ([ 'zeroed', 0, "\0" x 8192 ], [ 'packed count 65535', 24, pack('S', 65535) ],
 	[ 'packed length 7400', 26, pack('S', 7400) ])
 {
 	my ($label, $offset, $bytes) = @$case;
-	open(my $pfh, '+<:raw', $dl_file) or die "open $dl_file: $!";
-	seek($pfh, $leaf_blk * 8192, 0) or die;
-	print $pfh $leaf_page;
-	seek($pfh, $leaf_blk * 8192 + $offset, 0) or die;
-	print $pfh $bytes;
-	close($pfh);
+	patch_block($dl_file, $leaf_blk, 0, $leaf_page);
+	patch_block($dl_file, $leaf_blk, $offset, $bytes);
 	$node->start;
 	($rc, $out, $err) = $node->psql('postgres',
 		"\\set VERBOSITY verbose\nSET enable_seqscan = off; SELECT count(*) FROM dl WHERE fp <@ simhash_ball('0000000000000000', 40)");
@@ -257,10 +241,7 @@ foreach my $case ([ 'zeroed', 0, "\0" x 8192 ], [ 'packed count 65535', 24, pack
 	$node->stop;
 	unlike(slurp_file($node->logfile), qr/terminated by signal/, "a leaf $label: no backend crashed");
 }
-open(my $rfh, '+<:raw', $dl_file) or die "open $dl_file: $!";
-seek($rfh, $leaf_blk * 8192, 0) or die;
-print $rfh $leaf_page;
-close($rfh);
+patch_block($dl_file, $leaf_blk, 0, $leaf_page);
 $node->start;
 index_check($node, 'dl_fp', 1, 'the leaf restored');
 
