@@ -123,6 +123,12 @@ static inline sx::EntryKey page_high(Page page) { return sx::leaf_get(page_opaqu
 static inline bool page_range_ok(Page page) {
     return !page_opaque(page)->has_high || sx::key_less(page_low(page), page_high(page));
 }
+// Whether `page` is what a downlink of `table` to a page of `level` starting
+// at `low` promises (a child keeps its level, table and low key for good).
+static inline bool page_is_child(Page page, int table, int level, const sx::EntryKey &low) {
+    return page_opaque(page)->table == table && page_opaque(page)->level == level &&
+           sx::compare_keys(page_low(page), low) == 0;
+}
 static inline bool beyond_high(Page page, const sx::EntryKey &key) {
     return page_opaque(page)->has_high && !sx::key_less(key, page_high(page));
 }
@@ -190,12 +196,15 @@ pg_attribute_noreturn() void simhash_bad_right_link(Relation index, BlockNumber 
 // A downlink of table `table` to `blk` reached a page that is not one level
 // below its parent in that table, or does not start at the downlink's key.
 pg_attribute_noreturn() void simhash_not_the_child(Relation index, int table, BlockNumber blk);
-// Raises XX002 unless locked `buf` can be read as a tree page at all: ours, a
-// leaf or an internal page by its flags and level, its entry area inside the
+// What keeps `page` from being read as a tree page at all, or nullptr: ours,
+// a leaf or an internal page by its flags and level, its entry area inside the
 // page (whole internal entries), a leaf's packed header consistent with its
-// length. Every page reached by a link (root, downlink, right-link) is
-// checked before its bytes are trusted, so that damage is reported, not read
-// past; the full invariants are simhash_index_check's.
+// length. Constant time.
+const char *simhash_page_shape_problem(Page page);
+// Raises XX002 when locked `buf` has a shape problem. Every page reached by a
+// link (root, downlink, right-link) is checked before its bytes are trusted,
+// so that damage is reported, not read past; the full invariants are
+// simhash_index_check's, which starts from the same test.
 void simhash_check_page(Relation index, Buffer buf);
 // The layout the reloptions ask for, or for `rows` rows by the default rule.
 sx::Layout simhash_layout_option(Relation index, double rows);

@@ -119,13 +119,11 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
         UnlockReleaseBuffer(buf);
         Page page = copy.data;
         w->pages++;
+        if (const char *what = simhash_page_shape_problem(page)) corrupt(*w, blk, what);
         SimhashPageOpaque *op = page_opaque(page);
-        if (!page_is_ours(page)) corrupt(*w, blk, "bad special space");
         bool leaf = op->flags == kPageLeaf;
-        if (!leaf && op->flags != kPageInternal) corrupt(*w, blk, "not a tree page");
         if (op->table != w->table) corrupt(*w, blk, "page of another table");
         if (level >= 0 ? op->level != level : false) corrupt(*w, blk, "wrong level");
-        if (leaf != (op->level == 0)) corrupt(*w, blk, "leaf flag and level disagree");
         if (level < 0) w->height = op->level + 1;
         if (sx::compare_keys(page_low(page), low) != 0) corrupt(*w, blk, "low key differs from the parent's");
         // (Also what keeps a relaxed walk from going round a cycle of right-links.)
@@ -136,10 +134,6 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
         if ((op->has_high != 0) != page_has_high || (page_has_high && sx::compare_keys(page_high(page), page_bound) != 0))
             corrupt(*w, blk, "high key differs from the parent's");
         if (!split_off && op->right != right) corrupt(*w, blk, "right-link differs from the parent's next child");
-        size_t lower = ((PageHeader)page)->pd_lower;
-        if (lower < page_area_offset() || lower - page_area_offset() > page_area_capacity() ||
-            (!leaf && (lower - page_area_offset()) % sx::kInternalEntrySize != 0))
-            corrupt(*w, blk, "entry area size");
         size_t bad;
         if (leaf) {
             // The packed header against the leaf's length, the segment sorted,

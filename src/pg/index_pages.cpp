@@ -157,24 +157,21 @@ pg_attribute_noreturn() void simhash_not_the_child(Relation index, int table, Bl
                            RelationGetRelationName(index), table, blk)));
 }
 
+const char *simhash_page_shape_problem(Page page) {
+    if (PageIsNew(page) || !page_is_ours(page)) return "not a simhash index page";
+    const SimhashPageOpaque *op = page_opaque(page);
+    bool leaf = op->flags == kPageLeaf && op->level == 0;
+    bool internal = op->flags == kPageInternal && op->level > 0;
+    if (!leaf && !internal) return "neither a leaf nor an internal page";
+    size_t lower = ((PageHeader)page)->pd_lower;
+    if (lower < page_area_offset() || lower - page_area_offset() > page_area_capacity() ||
+        (internal && (lower - page_area_offset()) % sx::kInternalEntrySize != 0))
+        return "entry area size";
+    return leaf ? sx::leaf_header_problem(page_area(page), leaf_bytes(page)) : nullptr;
+}
+
 void simhash_check_page(Relation index, Buffer buf) {
-    Page page = BufferGetPage(buf);
-    const char *what = nullptr;
-    if (PageIsNew(page) || !page_is_ours(page)) {
-        what = "not a simhash index page";
-    } else {
-        const SimhashPageOpaque *op = page_opaque(page);
-        size_t lower = ((PageHeader)page)->pd_lower;
-        bool leaf = op->flags == kPageLeaf && op->level == 0;
-        bool internal = op->flags == kPageInternal && op->level > 0;
-        if (!leaf && !internal)
-            what = "neither a leaf nor an internal page";
-        else if (lower < page_area_offset() || lower - page_area_offset() > page_area_capacity() ||
-                 (internal && (lower - page_area_offset()) % sx::kInternalEntrySize != 0))
-            what = "entry area size";
-        else if (leaf)
-            what = sx::leaf_header_problem(page_area(page), leaf_bytes(page));
-    }
+    const char *what = simhash_page_shape_problem(BufferGetPage(buf));
     if (what == nullptr) return;
     BlockNumber blk = BufferGetBlockNumber(buf);
     UnlockReleaseBuffer(buf);
@@ -211,9 +208,7 @@ Buffer lock_child(Relation index, const Downlink &d, int mode) {
     Buffer buf = ReadBuffer(index, d.entry.child);
     LockBuffer(buf, mode);
     simhash_check_page(index, buf);
-    Page page = BufferGetPage(buf);
-    if (page_opaque(page)->table != d.table ||
-        page_opaque(page)->level + 1 != d.level || sx::compare_keys(page_low(page), d.entry.low) != 0) {
+    if (!page_is_child(BufferGetPage(buf), d.table, d.level - 1, d.entry.low)) {
         UnlockReleaseBuffer(buf);
         simhash_not_the_child(index, d.table, d.entry.child);
     }

@@ -270,8 +270,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         simhash_check_page(p.index, buf);
         Page page = BufferGetPage(buf);
         SimhashPageOpaque *op = page_opaque(page);
-        if (first && c.level >= 0 &&
-            (op->level != c.level || op->table != p.table || sx::compare_keys(page_low(page), c.low) != 0))
+        if (first && c.level >= 0 && !page_is_child(page, p.table, c.level, c.low))
             simhash_not_the_child(p.index, p.table, blk);
         // (See simhash_step_right: a broken chain must not be walked forever.)
         if (!first && sx::compare_keys(page_low(page), high) != 0) simhash_bad_right_link(p.index, left);
