@@ -48,6 +48,13 @@ if [[ " $datasets " == *" peps "* ]]; then
   psql_db -f "$here/peps_setup.sql" < "$pool"
 fi
 
+# Probes at 10M miss the CPU caches and the TLB: the buffers' size and page
+# size move the latency as much as the code does, so the table names them.
+psql_db -At -c "SELECT format('Server: PostgreSQL %s, shared_buffers %s, huge_pages %s.',
+                              current_setting('server_version'), current_setting('shared_buffers'),
+                              current_setting('huge_pages'))"
+echo
+
 for ds in $datasets; do
   echo "== $ds, $rows rows: load and build" >&2
   psql_db -v n="$rows" -v dataset="$ds" -f "$here/bench_load.sql" > /dev/null
