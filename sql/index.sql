@@ -341,6 +341,28 @@ RESET ROLE;
 DROP TABLE part_docs;
 DROP FUNCTION fp_or_fail;
 DROP ROLE regress_simhash_reader;
+SELECT simhash_index_check(0);
+SELECT entries FROM simhash_index_info(0);
+-- heapallindexed evaluates the index's expressions as the table's owner, in a
+-- restricted context whose settings end with the check: never as the caller.
+CREATE ROLE regress_simhash_owner;
+CREATE FUNCTION fp_seen(f simhash64) RETURNS simhash64 IMMUTABLE LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE WARNING 'evaluated as the owner: %', current_user = 'regress_simhash_owner';
+  PERFORM set_config('work_mem', '77kB', false);
+  RETURN f;
+END $$;
+CREATE TABLE owned (fp simhash64);
+INSERT INTO owned VALUES ('aaaabbbbccccdddd');
+CREATE INDEX owned_fp ON owned USING simhash ((fp_seen(fp)));
+ALTER TABLE owned OWNER TO regress_simhash_owner;
+SET work_mem = '4MB';
+SELECT simhash_index_check('owned_fp', true);
+SHOW work_mem;
+RESET work_mem;
+DROP TABLE owned;
+DROP FUNCTION fp_seen;
+DROP ROLE regress_simhash_owner;
 -- heapallindexed finds rows the index lacks: with the index marked not ready
 -- (a catalog edit, which commits a relcache invalidation), inserts skip it.
 CREATE TABLE missing (id int, fp simhash64);

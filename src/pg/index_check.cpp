@@ -17,6 +17,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 }
@@ -194,14 +195,17 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
 // it may lack rows by design, which `check` would call corruption (amcheck
 // refuses such indexes too).
 Relation open_simhash_index(Oid indexoid, Relation *heap, LOCKMODE heaplock, AclMode privileges, bool check) {
+    const char *name = get_rel_name(indexoid);
+    if (name == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", indexoid)));
     if (get_rel_relkind(indexoid) == RELKIND_PARTITIONED_INDEX)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
-                        errmsg("\"%s\" is a partitioned index", get_rel_name(indexoid)),
+                        errmsg("\"%s\" is a partitioned index", name),
                         errdetail("A partitioned index has no pages of its own."),
                         errhint("Pass the index of each partition.")));
     Oid heapoid = IndexGetRelation(indexoid, true);
     if (!OidIsValid(heapoid))
-        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", get_rel_name(indexoid))));
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", name)));
     if (pg_class_aclmask(heapoid, GetUserId(), privileges, ACLMASK_ANY) == 0)
         aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(heapoid));
     *heap = table_open(heapoid, heaplock);
@@ -284,6 +288,15 @@ SIMHASH_FUNCTION(simhash_index_check) {
     // The privileges LOCK TABLE asks for these modes.
     Relation index = open_simhash_index(indexoid, &heap, heaplock,
                                         recovery ? ACL_SELECT : ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE, true);
+    // heapallindexed evaluates the index's expressions and predicate: as
+    // their owner, restricted, with settings that end with the check, so that
+    // a table's owner cannot run code as whoever checks the index (what
+    // amcheck does since CVE-2022-1552).
+    Oid caller;
+    int caller_context;
+    GetUserIdAndSecContext(&caller, &caller_context);
+    SetUserIdAndSecContext(heap->rd_rel->relowner, caller_context | SECURITY_RESTRICTED_OPERATION);
+    int guc_level = NewGUCNestLevel();
     // A snapshot taken now, not the transaction's: an older one (REPEATABLE
     // READ) may see rows deleted before the index was built, which it never
     // held.
@@ -311,6 +324,8 @@ SIMHASH_FUNCTION(simhash_index_check) {
     }
     if (snapshot) UnregisterSnapshot(snapshot);
     if (entries_seen) bloom_free(entries_seen);
+    AtEOXact_GUC(false, guc_level);
+    SetUserIdAndSecContext(caller, caller_context);
     index_close(index, AccessShareLock);
     table_close(heap, heaplock);
     PG_RETURN_VOID();
