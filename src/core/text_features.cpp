@@ -16,6 +16,13 @@ namespace {
 
 // Plain text is fed to the tokenizer in pieces of this size, polling in between.
 constexpr std::size_t kPieceBytes = 16384;
+// Features are handed on with a poll every this many bytes, each feature
+// counted as at least kFeatureCost (hashing and counting it).
+constexpr std::size_t kCheckBytes = std::size_t{1} << 20;
+constexpr std::size_t kFeatureCost = 32;
+// The vote over the distinct features, and the character n-grams of a word,
+// poll every this many.
+constexpr std::size_t kCheckFeatures = 65536;
 
 FixedWeight weight_of(TextOptions::Weighting weighting, std::uint64_t count) {
     switch (weighting) {
@@ -121,8 +128,8 @@ private:
 // the text).
 class FingerprintCollector {
 public:
-    explicit FingerprintCollector(const TextOptions &options)
-        : options_(options), hash_(options), counting_(counts_features(options)) {}
+    FingerprintCollector(const TextOptions &options, InterruptCheck interrupted)
+        : options_(options), hash_(options), counting_(counts_features(options)), interrupted_(interrupted) {}
 
     void feature(std::string_view f) {
         const std::uint64_t h = hash_(f);
@@ -139,8 +146,10 @@ public:
     std::uint64_t fingerprint() {
         add_pending();
         if (options_.idf == nullptr && options_.top_n == 0) {
-            counts_.for_each(
-                [this](std::uint64_t hash, std::uint64_t count) { vote_.add(hash, weight_of(options_.weighting, count)); });
+            counts_.for_each([this](std::uint64_t hash, std::uint64_t count) {
+                poll();
+                vote_.add(hash, weight_of(options_.weighting, count));
+            });
             return vote_.fingerprint();
         }
         std::vector<WeightedFeature> features;
@@ -148,15 +157,26 @@ public:
         features.reserve(counts_.size());
         counts.reserve(counts_.size());
         counts_.for_each([&](std::uint64_t hash, std::uint64_t count) {
+            poll();
             features.push_back(WeightedFeature{hash, 0});
             counts.push_back(count);
         });
         weigh(features, counts, options_);
-        for (const auto &f : features) vote_.add(f.hash, f.weight);
+        for (const auto &f : features) {
+            poll();
+            vote_.add(f.hash, f.weight);
+        }
         return vote_.fingerprint();
     }
 
 private:
+    void poll() {
+        if (++unpolled_ == kCheckFeatures) {
+            unpolled_ = 0;
+            if (interrupted_ && interrupted_()) throw Error(Error::Kind::cancelled, "canceling fingerprint");
+        }
+    }
+
     void add_pending() {
         vote_.add_units(pending_.data(), pending_count_);
         pending_count_ = 0;
@@ -170,6 +190,8 @@ private:
     // Unit votes are given to the vote in batches (see Vote::add_units).
     std::array<std::uint64_t, 64> pending_{};
     std::size_t pending_count_ = 0;
+    const InterruptCheck interrupted_;
+    std::size_t unpolled_ = 0;
 };
 
 // Features are distinct by hash: two strings with the same 64-bit hash are one
@@ -228,27 +250,29 @@ private:
 template <class Collector>
 class Pipeline final : public WordSink, public HtmlSink {
 public:
-    Pipeline(const TextOptions &options, Collector &collector)
+    Pipeline(const TextOptions &options, Collector &collector, InterruptCheck interrupted)
         : chars_(options.tokens == TextOptions::Tokens::chars),
           n_(static_cast<std::size_t>(options.shingle)),
           stop_words_(options.stop_words),
           collector_(collector),
-          tokenizer_(*this),
+          interrupted_(interrupted),
+          tokenizer_(*this, interrupted),
           ring_(chars_ ? 0 : n_) {}
 
-    void run(std::string_view utf8, bool html, InterruptCheck interrupted) {
+    void run(std::string_view utf8, bool html) {
         if (html) {
-            strip_html(utf8, *this, interrupted);
+            strip_html(utf8, *this, interrupted_);
         } else {
             std::size_t pos = 0;
             while (pos < utf8.size()) {
-                if (interrupted && interrupted()) throw Error(Error::Kind::cancelled, "canceling fingerprint");
+                if (interrupted_ && interrupted_()) throw Error(Error::Kind::cancelled, "canceling fingerprint");
                 std::size_t end = pos + kPieceBytes;
                 if (end >= utf8.size()) {
                     end = utf8.size();
                 } else {
                     // Never split a valid UTF-8 sequence (at most 3 continuation bytes).
-                    for (int i = 0; i < 3 && (static_cast<unsigned char>(utf8[end]) & 0xC0) == 0x80; ++i) ++end;
+                    for (int i = 0; i < 3 && end < utf8.size() && (static_cast<unsigned char>(utf8[end]) & 0xC0) == 0x80; ++i)
+                        ++end;
                 }
                 tokenizer_.feed(utf8.substr(pos, end - pos));
                 pos = end;
@@ -266,7 +290,7 @@ public:
         }
         if (stop_words_ && stop_words_->contains(w)) return;
         if (n_ == 1) {
-            collector_.feature(w);
+            emit(w);
             return;
         }
         ring_[words_ % n_].assign(w.data(), w.size());
@@ -285,7 +309,21 @@ private:
             if (i) joined_.push_back(' ');
             joined_ += ring_[(first + i) % n_];
         }
-        collector_.feature(joined_);
+        emit(joined_);
+    }
+
+    // One word of hundreds of megabytes makes shingles as long, or as many
+    // character n-grams: the pieces of the text no longer bound the work
+    // between two polls, the bytes handed on do.
+    void emit(std::string_view feature) {
+        unchecked_bytes_ += feature.size() + kFeatureCost;
+        if (unchecked_bytes_ > kCheckBytes) poll();
+        collector_.feature(feature);
+    }
+
+    void poll() {
+        unchecked_bytes_ = 0;
+        if (interrupted_ && interrupted_()) throw Error(Error::Kind::cancelled, "canceling fingerprint");
     }
 
     // Every run of n consecutive code points of the word; a shorter word is one feature.
@@ -293,28 +331,34 @@ private:
         if (std::all_of(w.begin(), w.end(), [](char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; })) {
             // ASCII: code points are bytes.
             if (w.size() <= n_) {
-                collector_.feature(w);
-            } else {
-                for (std::size_t i = 0; i + n_ <= w.size(); ++i) collector_.feature(w.substr(i, n_));
+                emit(w);
+                return;
             }
+            // (Polled per block: a test per n-gram cost 10% of a run of them.)
+            for (std::size_t i = 0, end = w.size() - n_ + 1; i < end; poll())
+                for (const std::size_t block_end = std::min(end, i + kCheckFeatures); i < block_end; ++i)
+                    collector_.feature(w.substr(i, n_));
             return;
         }
         starts_.clear();
         for (std::size_t i = 0; i < w.size(); ++i)
             if ((static_cast<unsigned char>(w[i]) & 0xC0) != 0x80) starts_.push_back(i);
         if (starts_.size() <= n_) {
-            collector_.feature(w);
+            emit(w);
             return;
         }
         starts_.push_back(w.size());
-        for (std::size_t i = 0; i + n_ < starts_.size(); ++i)
-            collector_.feature(w.substr(starts_[i], starts_[i + n_] - starts_[i]));
+        for (std::size_t i = 0, end = starts_.size() - n_; i < end; poll())
+            for (const std::size_t block_end = std::min(end, i + kCheckFeatures); i < block_end; ++i)
+                collector_.feature(w.substr(starts_[i], starts_[i + n_] - starts_[i]));
     }
 
     const bool chars_;
     const std::size_t n_;
     const StopWords *stop_words_;
     Collector &collector_;
+    const InterruptCheck interrupted_;
+    std::size_t unchecked_bytes_ = 0;
     Tokenizer tokenizer_;
     std::vector<std::string> ring_;
     std::uint64_t words_ = 0;
@@ -345,15 +389,15 @@ void validate(const TextOptions &options) {
 
 std::uint64_t fingerprint_text(std::string_view utf8, const TextOptions &options, InterruptCheck interrupted) {
     validate(options);
-    FingerprintCollector collector(options);
-    Pipeline<FingerprintCollector>(options, collector).run(utf8, options.html, interrupted);
+    FingerprintCollector collector(options, interrupted);
+    Pipeline<FingerprintCollector>(options, collector, interrupted).run(utf8, options.html);
     return collector.fingerprint();
 }
 
 std::vector<FeatureRow> explain_text(std::string_view utf8, const TextOptions &options, InterruptCheck interrupted) {
     validate(options);
     ExplainCollector collector(options);
-    Pipeline<ExplainCollector>(options, collector).run(utf8, options.html, interrupted);
+    Pipeline<ExplainCollector>(options, collector, interrupted).run(utf8, options.html);
     return collector.rows();
 }
 
@@ -361,7 +405,7 @@ std::vector<std::uint64_t> distinct_feature_hashes(std::string_view utf8, const 
                                                    InterruptCheck interrupted) {
     validate(options);
     DistinctCollector collector(options);
-    Pipeline<DistinctCollector>(options, collector).run(utf8, options.html, interrupted);
+    Pipeline<DistinctCollector>(options, collector, interrupted).run(utf8, options.html);
     return collector.hashes();
 }
 

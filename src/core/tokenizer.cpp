@@ -82,38 +82,50 @@ void append_utf8(std::string &out, UChar32 c) {
     if (!error) out.append(buf, static_cast<std::size_t>(n));
 }
 
+// Input bytes folded per ICU call. Default full folding maps each code point
+// on its own, so pieces that end on code point boundaries fold as the whole
+// would; between them a word of hundreds of megabytes answers cancel, and
+// ICU's int32 lengths and the scratch buffers stay small.
+constexpr std::size_t kFoldPieceBytes = std::size_t{1} << 20;
+
 // Folds `utf8` (invalid bytes dropped) into `out`, through UTF-16 because
 // ICU's full folding (ß -> ss) works on UTF-16 strings only.
-void fold_into(std::string_view utf8, std::string &out, std::vector<char16_t> &utf16,
-               std::vector<char16_t> &folded) {
-    utf16.clear();
-    const auto *s = reinterpret_cast<const std::uint8_t *>(utf8.data());
-    const auto length = static_cast<std::int32_t>(utf8.size());
-    for (std::int32_t i = 0; i < length;) {
-        UChar32 c;
-        U8_NEXT(s, i, length, c);
-        if (c < 0) continue;
-        if (U_IS_BMP(c)) {
-            utf16.push_back(static_cast<char16_t>(c));
-        } else {
-            utf16.push_back(static_cast<char16_t>(U16_LEAD(c)));
-            utf16.push_back(static_cast<char16_t>(U16_TRAIL(c)));
-        }
-    }
+void fold_into(std::string_view utf8, std::string &out, std::vector<char16_t> &utf16, std::vector<char16_t> &folded,
+               InterruptCheck interrupted) {
     out.clear();
-    if (utf16.empty()) return;  // ICU rejects a null source
-    // Full folding expands a UTF-16 unit into at most three; ICU counts in int32.
-    if (utf16.size() > (INT32_MAX - 1) / 3)
-        throw Error(Error::Kind::limit_exceeded, "a word of more than 700 million characters cannot be case-folded");
-    folded.resize(utf16.size() * 3 + 1);
-    UErrorCode status = U_ZERO_ERROR;
-    const std::int32_t n = u_strFoldCase(folded.data(), static_cast<std::int32_t>(folded.size()), utf16.data(),
-                                         static_cast<std::int32_t>(utf16.size()), U_FOLD_CASE_DEFAULT, &status);
-    if (U_FAILURE(status)) throw Error(Error::Kind::limit_exceeded, u_errorName(status));
-    for (std::int32_t i = 0; i < n;) {
-        UChar32 c;
-        U16_NEXT(folded.data(), i, n, c);
-        append_utf8(out, c);
+    const auto *s = reinterpret_cast<const std::uint8_t *>(utf8.data());
+    for (std::size_t i = 0; i < utf8.size();) {
+        if (interrupted && interrupted()) throw Error(Error::Kind::cancelled, "canceling case folding");
+        // U8_NEXT reads a sequence whole, so a piece may end a few bytes late.
+        const std::size_t piece_end = std::min(utf8.size(), i + kFoldPieceBytes);
+        const std::size_t readable = std::min(utf8.size() - i, kFoldPieceBytes + U8_MAX_LENGTH);
+        const std::uint8_t *piece = s + i;
+        std::int32_t j = 0;
+        utf16.clear();
+        while (i + static_cast<std::size_t>(j) < piece_end) {
+            UChar32 c;
+            U8_NEXT(piece, j, static_cast<std::int32_t>(readable), c);
+            if (c < 0) continue;
+            if (U_IS_BMP(c)) {
+                utf16.push_back(static_cast<char16_t>(c));
+            } else {
+                utf16.push_back(static_cast<char16_t>(U16_LEAD(c)));
+                utf16.push_back(static_cast<char16_t>(U16_TRAIL(c)));
+            }
+        }
+        i += static_cast<std::size_t>(j);
+        if (utf16.empty()) continue;  // ICU rejects a null source
+        // Full folding expands a UTF-16 unit into at most three.
+        folded.resize(utf16.size() * 3 + 1);
+        UErrorCode status = U_ZERO_ERROR;
+        const std::int32_t n = u_strFoldCase(folded.data(), static_cast<std::int32_t>(folded.size()), utf16.data(),
+                                             static_cast<std::int32_t>(utf16.size()), U_FOLD_CASE_DEFAULT, &status);
+        if (U_FAILURE(status)) throw Error(Error::Kind::limit_exceeded, u_errorName(status));
+        for (std::int32_t k = 0; k < n;) {
+            UChar32 c;
+            U16_NEXT(folded.data(), k, n, c);
+            append_utf8(out, c);
+        }
     }
 }
 
@@ -131,7 +143,7 @@ CharClass classify(std::int32_t code_point) {
 std::string fold_case(std::string_view utf8) {
     std::string out;
     std::vector<char16_t> utf16, folded;
-    fold_into(utf8, out, utf16, folded);
+    fold_into(utf8, out, utf16, folded, nullptr);
     return out;
 }
 
@@ -277,7 +289,7 @@ void Tokenizer::end_word() {
     if (has_letter_) {
         const std::string_view word(word_.data(), length_);
         if (non_ascii_) {
-            fold_into(word, folded_, utf16_, utf16_folded_);
+            fold_into(word, folded_, utf16_, utf16_folded_, interrupted_);
             sink_.word(folded_);
         } else {
             sink_.word(word);

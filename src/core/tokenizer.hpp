@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "error.hpp"
+
 namespace simhash {
 
 // Receives each word, case-folded, as UTF-8 (valid by construction).
@@ -23,7 +25,8 @@ protected:
 // Streaming: text arrives in pieces, and a word may continue across pieces.
 class Tokenizer {
 public:
-    explicit Tokenizer(WordSink &sink) : sink_(sink) {}
+    // `interrupted` is asked between pieces of a very long word.
+    explicit Tokenizer(WordSink &sink, InterruptCheck interrupted = nullptr) : sink_(sink), interrupted_(interrupted) {}
 
     // A piece must not split a valid UTF-8 sequence: each piece is decoded on its
     // own, so a sequence cut in two would decode as two invalid bytes.
@@ -42,6 +45,7 @@ private:
     char *grow(std::size_t extra);
 
     WordSink &sink_;
+    const InterruptCheck interrupted_;
     // The current word: ASCII already lower-cased, other code points as they came.
     // A plain buffer: std::string's resize zero-fills, which showed in profiles.
     std::vector<char> word_;

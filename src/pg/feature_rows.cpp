@@ -72,7 +72,12 @@ Datum feature_rows(FunctionCallInfo fcinfo, const simhash::TextOptions &options)
         if (i % 1024 == 0)
             CHECK_FOR_INTERRUPTS();
         const char *feature = flat.bytes + flat.offsets[i];
-        int length = static_cast<int>(flat.offsets[i + 1] - flat.offsets[i]);
+        std::size_t bytes = flat.offsets[i + 1] - flat.offsets[i];
+        // Case folding can make a word of a 1 GB text longer than a text may be.
+        if (bytes > MaxAllocSize - VARHDRSZ - 1)
+            ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                            errmsg("simhash_features: a feature of %zu bytes is longer than a text value can be", bytes)));
+        int length = static_cast<int>(bytes);
         char *server = pg_any_to_server(feature, length, PG_UTF8);
         text *shown = server == feature ? cstring_to_text_with_len(feature, length) : cstring_to_text(server);
         Datum values[3] = {

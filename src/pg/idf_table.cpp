@@ -159,6 +159,7 @@ simhash::DocumentFrequencies idf_table_for_call(FunctionCallInfo fcinfo, text *n
         Oid relid = resolve_table(name);
         const IdfKey key = current_key(relid);
         if (!same_name || !(cache->key == key) || cache->entries == nullptr) {
+            if (cache->name != nullptr) pfree(cache->name);
             cache->name = nullptr;
             load(cache, mcxt, relid, name);
             cache->key = key;

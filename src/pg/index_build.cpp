@@ -52,6 +52,7 @@ sx::EntryKey *null_rows_of(BuildState *st) { return st->buf + st->cap - st->nnul
 // in place, so one buffer serves every table.
 void rekey(const sx::Layout &layout, sx::EntryKey *keys, Size n, int from, int to) {
     for (Size i = 0; i < n; ++i) {
+        if (i % 65536 == 0) CHECK_FOR_INTERRUPTS();
         uint64 fp = from < 0 ? keys[i].key : sx::table_fingerprint(layout, from, keys[i].key);
         keys[i].key = sx::table_key(layout, to, fp);
     }

@@ -1,7 +1,8 @@
 # Cancellation and progress: a CREATE INDEX cancelled by statement_timeout at
 # several points of the build (heap scan, and the access method's own sorting
 # and page writing) stops within a second and leaves no index behind; a long
-# query through the index is cancelled as promptly; and
+# query through the index, or a fingerprint of one very long word, is cancelled
+# as promptly; and
 # pg_stat_progress_create_index shows the build while it runs, seen from a
 # second session.
 use strict;
@@ -88,6 +89,35 @@ for my $sql (
 	like($err, qr/canceling statement due to statement timeout/, "query cancelled: $sql");
 	cmp_ok($elapsed, '<', 1300, "cancelled query returned within a second (took " . int($elapsed) . " ms)");
 }
+
+# A fingerprint of one very long word, which makes hundreds of millions of
+# character n-grams, is cancelled as promptly.  The document is stored first,
+# so that the timeout lands in simhash() and not in repeat(), and the timeout
+# is set from an uncancelled run to land after the text is read (about half
+# the run), among the n-grams.  (The unit tests check that long shingles and
+# case folding poll too.)
+$node->safe_psql('postgres', q{
+	CREATE TABLE big_doc (body text);
+	ALTER TABLE big_doc ALTER body SET STORAGE EXTERNAL;
+	INSERT INTO big_doc VALUES (repeat('abcdefghij', 60000000))});
+{
+	my $sql = q{SELECT simhash(body, tokens => 'chars') FROM big_doc};
+	my $run_ms;
+	for (1 .. 2)    # the first run reads the document from disk
+	{
+		my $start = time;
+		$node->safe_psql('postgres', $sql);
+		$run_ms = (time - $start) * 1000;
+	}
+	my $timeout = int($run_ms * 0.75);
+	my $start = time;
+	my ($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = $timeout; $sql");
+	my $elapsed = (time - $start) * 1000;
+	like($err, qr/canceling statement due to statement timeout/, "fingerprint of one long word cancelled at $timeout ms");
+	cmp_ok($elapsed, '<', $timeout + 1000,
+		"cancelled fingerprint returned within a second (took " . int($elapsed) . " ms)");
+}
+$node->safe_psql('postgres', 'DROP TABLE big_doc');
 
 # Progress.  An expression that sleeps per row keeps the heap scan of a small
 # table going for seconds; a second session polls the progress view, records

@@ -229,6 +229,30 @@ TEST(TextFeatures, InterruptCancels) {
     }
 }
 
+// Reading the text polls once per 16 kB piece; one long word then makes a
+// feature per character (tokens = chars) or one long shingle per word, and
+// handing those on must poll again.
+int g_polls = 0, g_polls_allowed = 0;
+bool cancel_after_allowed_polls() { return ++g_polls > g_polls_allowed; }
+
+TEST(TextFeatures, FeaturesOfOneLongWordAnswerCancel) {
+    const std::string text = std::string(1 << 21, 'a') + " b c";
+    TextOptions chars;
+    chars.tokens = TextOptions::Tokens::chars;
+    TextOptions shingles;
+    shingles.shingle = 3;
+    for (const TextOptions &o : {chars, shingles}) {
+        g_polls = 0;
+        g_polls_allowed = 1 << 30;
+        simhash::fingerprint_text(text, o, cancel_after_allowed_polls);
+        const int reading_polls = static_cast<int>((text.size() + 16383) / 16384);
+        ASSERT_GT(g_polls, reading_polls) << "the features were handed on without a poll";
+        g_polls = 0;
+        g_polls_allowed = reading_polls;
+        EXPECT_THROW(simhash::fingerprint_text(text, o, cancel_after_allowed_polls), simhash::Error);
+    }
+}
+
 // Many distinct features, some repeated: the per-feature counts of binary and
 // log_tf (an open-addressing table that grows) must match explain_text's.
 TEST(TextFeatures, ManyDistinctFeaturesCountedExactly) {

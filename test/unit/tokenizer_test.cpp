@@ -92,6 +92,33 @@ TEST(Tokenizer, WordsContinueAcrossPieces) {
     EXPECT_EQ(c.words, (W{"hello", "woré", "x"}));
 }
 
+// A word is folded in pieces of 1 MiB: sequences that straddle a piece's end,
+// and invalid bytes there, fold as in one piece.
+TEST(Tokenizer, LongWordsFoldInPieces) {
+    const std::size_t piece = std::size_t{1} << 20;
+    const std::string deseret_capital = "\xF0\x90\x90\x80", deseret_small = "\xF0\x90\x90\xA8";
+    for (std::size_t before : {piece - 3, piece - 2, piece - 1, piece, 2 * piece - 1}) {
+        const std::string word = std::string(before, 'A') + deseret_capital + "\xFF" "\xC3\x89" "STRASSE\xC3\x9F";
+        const std::string folded = simhash::fold_case(word);
+        EXPECT_EQ(folded, std::string(before, 'a') + deseret_small + "\xC3\xA9" "strassess") << before;
+    }
+}
+
+TEST(Tokenizer, LongWordsAnswerCancel) {
+    Collect c;
+    simhash::Tokenizer t(c, [] { return true; });
+    std::string word;
+    for (int i = 0; i < 600000; ++i) word += "\xC3\x89";  // É: folding goes through ICU
+    t.feed(word);
+    try {
+        t.separator();
+        FAIL() << "not cancelled";
+    } catch (const simhash::Error &e) {
+        EXPECT_EQ(e.kind(), simhash::Error::Kind::cancelled);
+    }
+    EXPECT_TRUE(c.words.empty());
+}
+
 TEST(Tokenizer, AsciiFastPathMatchesIcu) {
     for (std::int32_t c = 0; c < 128; ++c) {
         const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
