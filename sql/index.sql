@@ -158,6 +158,14 @@ EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE simhash_within(fp, '0123456789abcd
 EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE fp <@ simhash_ball('0123456789abcdef', 40);
 EXPLAIN (COSTS OFF) SELECT id FROM docs;
 EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> '0123456789abcdef' LIMIT 5;
+-- A k outside 0..64 is simhash_within's error, raised for a row it compares,
+-- as without the index: none on a table with no rows.
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE simhash_within(fp, '0123456789abcdef', 65);
+SELECT count(*) FROM docs WHERE simhash_within(fp, '0123456789abcdef', -1);
+CREATE TABLE no_docs (fp simhash64);
+CREATE INDEX ON no_docs USING simhash (fp);
+SELECT count(*) FROM no_docs WHERE simhash_within(fp, '0123456789abcdef', -1);
+DROP TABLE no_docs;
 
 -- A self-join: one index probe per outer row, through simhash_within.
 EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM docs a JOIN docs b ON simhash_within(a.fp, b.fp, 3) AND a.id < b.id;

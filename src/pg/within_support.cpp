@@ -65,6 +65,14 @@ static List *within_index_condition(SupportRequestIndexCondition *req) {
     if (bms_is_member(req->index->rel->relid, rels) || contain_volatile_functions(other) ||
         contain_volatile_functions(k))
         return NIL;
+    // A k no ball can have stays simhash_within's to judge, row by row: the
+    // ball's constructor would raise its own error at plan time, even where
+    // no row is ever compared.
+    Node *kvalue = estimate_expression_value(req->root, k);
+    if (IsA(kvalue, Const) && !castNode(Const, kvalue)->constisnull) {
+        int32 radius = DatumGetInt32(castNode(Const, kvalue)->constvalue);
+        if (radius < 0 || radius > 64) return NIL;
+    }
     Oid fptype = exprType(indexed);
     if (exprType(other) != fptype) return NIL;
     // The ball type and its constructor: in the schema of the <@ operator found in the family.
