@@ -67,7 +67,8 @@ constexpr int kMaxMcvCenters = 256;
 
 double within_unknown_center_selectivity(VariableStatData *vardata, int radius) {
     double random = simhash::random_within_probability(radius);
-    if (!HeapTupleIsValid(vardata->statsTuple)) return kDefaultWithinSelectivity;
+    // (A large radius matches more than the guess even among random values.)
+    if (!HeapTupleIsValid(vardata->statsTuple)) return std::max(kDefaultWithinSelectivity, random);
     double nullfrac = reinterpret_cast<Form_pg_statistic>(GETSTRUCT(vardata->statsTuple))->stanullfrac;
     if (nullfrac >= 1.0) return 0.0;
     bool isdefault;
@@ -101,9 +102,33 @@ double within_unknown_center_selectivity(VariableStatData *vardata, int radius) 
     return selectivity;
 }
 
+namespace {
+
+// The fraction of an argument's rows that are not NULL: of a fingerprint
+// column or expression with statistics, or of the center of a ball built from
+// one (a NULL center makes a NULL ball, which matches nothing).
+double non_null_fraction(PlannerInfo *root, Node *arg) {
+    if (constructed_radius(root, arg) >= 0) arg = static_cast<Node *>(linitial(castNode(FuncExpr, arg)->args));
+    VariableStatData vardata;
+    examine_variable(root, arg, 0, &vardata);
+    double fraction = 1.0;
+    if (HeapTupleIsValid(vardata.statsTuple))
+        fraction -= reinterpret_cast<Form_pg_statistic>(GETSTRUCT(vardata.statsTuple))->stanullfrac;
+    ReleaseVariableStats(vardata);
+    return fraction;
+}
+
+}  // namespace
+
 double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinType jointype,
-                               const SpecialJoinInfo *sjinfo) {
-    if ((jointype != JOIN_SEMI && jointype != JOIN_ANTI) || sjinfo == nullptr) return pair_selectivity;
+                               const SpecialJoinInfo *sjinfo, Node *left, Node *right) {
+    double left_rows = non_null_fraction(root, left), right_rows = non_null_fraction(root, right);
+    if ((jointype != JOIN_SEMI && jointype != JOIN_ANTI) || sjinfo == nullptr)
+        return pair_selectivity * left_rows * right_rows;
+    // Which side is the inner relation's: an outer row can match only where
+    // its own fingerprint is not NULL, and only the inner rows that are not.
+    bool left_inner = bms_is_subset(pull_varnos(root, left), sjinfo->min_righthand);
+    double outer_fraction = left_inner ? right_rows : left_rows, inner_fraction = left_inner ? left_rows : right_rows;
     RelOptInfo *inner = nullptr;
     switch (bms_membership(sjinfo->min_righthand)) {
         case BMS_SINGLETON:
@@ -115,9 +140,10 @@ double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinT
         default:
             break;
     }
-    if (inner == nullptr || inner->rows <= 0) return pair_selectivity;
+    if (inner == nullptr || inner->rows <= 0) return pair_selectivity * outer_fraction * inner_fraction;
     // 1 - (1 - p)^n, accurate for tiny p too
-    double selectivity = -std::expm1(inner->rows * std::log1p(-std::min(pair_selectivity, 1.0 - 1e-15)));
+    double selectivity = outer_fraction * -std::expm1(inner->rows * inner_fraction *
+                                                       std::log1p(-std::min(pair_selectivity, 1.0 - 1e-15)));
     CLAMP_PROBABILITY(selectivity);
     return selectivity;
 }
@@ -180,5 +206,7 @@ SIMHASH_FUNCTION(simhash_ball_join_sel) {
         if (radius < 0) radius = constructed_radius(root, static_cast<Node *>(lsecond(args)));
         if (radius >= 0) selectivity = simhash::random_within_probability(radius);
     }
-    PG_RETURN_FLOAT8(within_join_selectivity(root, selectivity, jointype, sjinfo));
+    if (list_length(args) != 2) PG_RETURN_FLOAT8(selectivity);
+    PG_RETURN_FLOAT8(within_join_selectivity(root, selectivity, jointype, sjinfo, static_cast<Node *>(linitial(args)),
+                                             static_cast<Node *>(lsecond(args))));
 }

@@ -26,11 +26,13 @@ double within_selectivity(VariableStatData *vardata, std::uint64_t center, int r
 double within_unknown_center_selectivity(VariableStatData *vardata, int radius);
 
 // The fraction of outer rows of a semi- or anti-join (what PostgreSQL asks
-// a join estimator for there) that have at least one of `inner_rows` rows
-// within the radius, when each pair is within it with probability
-// `pair_selectivity`; the pair probability itself for other joins.
+// a join estimator for there) that have at least one inner row within the
+// radius, when each pair of fingerprints is within it with probability
+// `pair_selectivity`; the fraction of pairs for other joins. Rows whose
+// fingerprint `left` or `right` (either may be a ball built from one) is NULL
+// match nothing.
 double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinType jointype,
-                               const SpecialJoinInfo *sjinfo);
+                               const SpecialJoinInfo *sjinfo, Node *left, Node *right);
 
 // The radius of a ball that is not a constant but a call
 // simhash_ball(expr, constant): a join "a.fp <@ simhash_ball(b.fp, 3)", or a
