@@ -63,5 +63,19 @@ FROM fps WHERE fp IS NOT NULL;
 SELECT opcname, amname, amvalidate(c.oid)
 FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
 WHERE opcname LIKE 'simhash%' ORDER BY opcname, amname;
+-- and reports classes whose types the scan would misread (they crashed the
+-- planner, and passed)
+CREATE OPERATOR CLASS bad_ball_ops FOR TYPE simhash64 USING simhash AS OPERATOR 1 = (simhash64, simhash64);
+CREATE OPERATOR CLASS text_simhash_ops FOR TYPE text USING simhash AS OPERATOR 2 = (text, text);
+CREATE OPERATOR CLASS bad_order_ops FOR TYPE simhash64 USING simhash
+  AS OPERATOR 3 <-> (simhash64, simhash64) FOR ORDER BY text_ops;
+SET client_min_messages = info;
+SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'bad_ball_ops';
+SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'text_simhash_ops';
+SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'bad_order_ops';
+RESET client_min_messages;
+DROP OPERATOR FAMILY bad_ball_ops USING simhash;
+DROP OPERATOR FAMILY text_simhash_ops USING simhash;
+DROP OPERATOR FAMILY bad_order_ops USING simhash;
 
 DROP TABLE fps, unique_fps, other_fps;

@@ -4,17 +4,41 @@
 
 extern "C" {
 #include "access/amvalidate.h"
+#include "access/stratnum.h"
 #include "access/htup_details.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_type.h"
+#include "utils/builtins.h"
 #include "utils/catcache.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
 }
 
+extern "C" Datum simhash64_in(PG_FUNCTION_ARGS);
+extern "C" Datum simhash_ball_in(PG_FUNCTION_ARGS);
+
+namespace {
+
+// The extension's types have no fixed OIDs: each is known by its text input
+// function, which is this library's.
+bool is_type_read_by(Oid type, PGFunction input) {
+    HeapTuple tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
+    if (!HeapTupleIsValid(tup)) return false;
+    Oid typinput = reinterpret_cast<Form_pg_type>(GETSTRUCT(tup))->typinput;
+    ReleaseSysCache(tup);
+    FmgrInfo finfo;
+    fmgr_info(typinput, &finfo);
+    return finfo.fn_addr == input;
+}
+
+}  // namespace
+
+// The scan reads its arguments by type (a ball for <@, a fingerprint for = and
+// <->) and the index stores the fingerprint as 8 bytes: an operator class
+// with other types is reported, not trusted.
 extern "C" bool simhash_amvalidate(Oid opclassoid) {
     HeapTuple classtup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
     if (!HeapTupleIsValid(classtup)) elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
@@ -25,6 +49,12 @@ extern "C" bool simhash_amvalidate(Oid opclassoid) {
     ReleaseSysCache(classtup);
 
     bool ok = true;
+    if (!is_type_read_by(intype, simhash64_in)) {
+        ereport(INFO, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+                       errmsg("simhash operator class \"%s\" must be for type simhash64, not %s", name,
+                              format_type_be(intype))));
+        ok = false;
+    }
     CatCList *procs = SearchSysCacheList1(AMPROCNUM, ObjectIdGetDatum(opfamily));
     if (procs->n_members > 0) {
         ereport(INFO, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
@@ -40,11 +70,17 @@ extern "C" bool simhash_amvalidate(Oid opclassoid) {
         bool good = op->amoplefttype == intype;
         switch (op->amopstrategy) {
         case kStrategyInBall:
+            good = good && !ordering && is_type_read_by(op->amoprighttype, simhash_ball_in) &&
+                   check_amop_signature(op->amopopr, BOOLOID, op->amoplefttype, op->amoprighttype);
+            break;
         case kStrategyEqual:
-            good = good && !ordering && check_amop_signature(op->amopopr, BOOLOID, op->amoplefttype, op->amoprighttype);
+            good = good && !ordering && op->amoprighttype == intype &&
+                   check_amop_signature(op->amopopr, BOOLOID, op->amoplefttype, op->amoprighttype);
             break;
         case kStrategyDistance:
-            good = good && ordering && op->amopsortfamily != InvalidOid &&
+            // Sorted by int4's own order.
+            good = good && ordering && op->amoprighttype == intype &&
+                   OidIsValid(get_opfamily_member(op->amopsortfamily, INT4OID, INT4OID, BTLessStrategyNumber)) &&
                    check_amop_signature(op->amopopr, INT4OID, op->amoplefttype, op->amoprighttype);
             break;
         default:
