@@ -110,6 +110,9 @@ void leaf_chain(Walk *w, Page page) {
 // split updates the parent in the same record), so it is corruption there.
 void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, const sx::EntryKey &high,
           BlockNumber right) {
+    // One frame (and a page copy) per level: a corrupt root claiming
+    // thousands of levels must end in an error, not past the stack.
+    check_stack_depth();
     for (;;) {
         CHECK_FOR_INTERRUPTS();
         if (blk == kMetaBlock || blk >= RelationGetNumberOfBlocks(w->index)) corrupt(*w, blk, "link out of range");
