@@ -54,6 +54,8 @@ struct Walk {
 // a power of two), fewer where maintenance_work_mem is the limit. A fixed
 // seed makes a report reproducible.
 constexpr uint64 kEntriesSeenSeed = 0x53484958434b3031;  // "SHIXCK01"
+// The other direction: each visible row's entries, as the heap gives them.
+constexpr uint64 kRowEntriesSeed = 0x53484958434b3032;  // "SHIXCK02"
 
 struct EntryBytes {
     unsigned char bytes[16];
@@ -230,6 +232,7 @@ Relation open_simhash_index(Oid indexoid, Relation *heap, LOCKMODE heaplock, Acl
 
 struct Presence {
     bloom_filter *entries_seen;
+    bloom_filter *row_entries;
     int ntables;
     sx::Layout layout;
     Relation index;
@@ -241,11 +244,48 @@ void heap_row_present(Relation, ItemPointer tid, Datum *values, bool *isnull, bo
     uint64 fp = null_row ? 0 : DatumGetSimhash64(values[0]);
     for (int t = null_row ? p->ntables : 0; t < (null_row ? p->ntables + 1 : p->ntables); ++t) {
         sx::EntryKey e = entry_key(null_row ? 0 : sx::table_key(p->layout, t, fp), tid);
+        add_entry(p->row_entries, t, e);
         if (!has_entry(p->entries_seen, t, e))
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                             errmsg("simhash index \"%s\" is corrupt: table %d lacks the heap row (%u,%u)",
                                    RelationGetRelationName(p->index), t, ItemPointerGetBlockNumber(tid),
                                    ItemPointerGetOffsetNumber(tid))));
+    }
+}
+
+// Every leaf entry is a row's as the heap gives it (`row_entries`), or points
+// to no row `snapshot` sees (a row deleted, or inserted later, whose entries
+// VACUUM has not removed): an entry with the wrong key for a live row would
+// be returned for the wrong fingerprint, since scans never recheck. Blocks
+// are read in order; the walk has already checked their shape.
+void check_entries_have_rows(Relation index, Relation heap, bloom_filter *row_entries, Snapshot snapshot) {
+    BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+    PGAlignedBlock copy;
+    for (BlockNumber blk = kMetaBlock + 1; blk < nblocks; ++blk) {
+        CHECK_FOR_INTERRUPTS();
+        Buffer buf = ReadBuffer(index, blk);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        memcpy(copy.data, BufferGetPage(buf), BLCKSZ);
+        UnlockReleaseBuffer(buf);
+        Page page = copy.data;
+        // (A page added after the walk is checked like the rest.)
+        if (simhash_page_shape_problem(page) != nullptr || page_opaque(page)->flags != kPageLeaf) continue;
+        int table = page_opaque(page)->table;
+        sx::Leaf leaf = page_leaf(page);
+        size_t cursor = 0;
+        for (size_t i = 0, n = leaf.size(); i < n; ++i) {
+            sx::EntryKey e = leaf.get(i, &cursor);
+            if (has_entry(row_entries, table, e)) continue;
+            ItemPointerData tid;
+            entry_tid(e, &tid);
+            bool all_dead = false;
+            if (table_index_fetch_tuple_check(heap, &tid, snapshot, &all_dead))
+                ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                                errmsg("simhash index \"%s\" is corrupt: table %d, block %u holds an entry for heap "
+                                       "row (%u,%u) that is not that row's fingerprint",
+                                       RelationGetRelationName(index), table, blk, ItemPointerGetBlockNumber(&tid),
+                                       ItemPointerGetOffsetNumber(&tid))));
+        }
     }
 }
 
@@ -306,7 +346,7 @@ SIMHASH_FUNCTION(simhash_index_check) {
     Snapshot snapshot = heapallindexed ? RegisterSnapshot(GetLatestSnapshot()) : nullptr;
     SimhashMeta meta = simhash_read_meta(index);
     Walk *tables = static_cast<Walk *>(palloc0(sizeof(Walk) * (meta.tables + 1)));
-    bloom_filter *entries_seen = nullptr;
+    bloom_filter *entries_seen = nullptr, *row_entries = nullptr;
     if (heapallindexed) {
         // Sized for every table's entries, within maintenance_work_mem (as
         // amcheck does). reltuples is -1 on a table never analysed, and stale
@@ -314,19 +354,23 @@ SIMHASH_FUNCTION(simhash_index_check) {
         // holds ~800 at 1M rows).
         double rows = Max(heap->rd_rel->reltuples, 0.0) + 1.0;
         double entries = Max(rows * (meta.tables + 1), RelationGetNumberOfBlocks(index) * 1000.0);
-        entries_seen = bloom_create(static_cast<int64>(entries), maintenance_work_mem, kEntriesSeenSeed);
+        // (Two filters, one for each direction, in maintenance_work_mem.)
+        entries_seen = bloom_create(static_cast<int64>(entries), maintenance_work_mem / 2, kEntriesSeenSeed);
+        row_entries = bloom_create(static_cast<int64>(entries), maintenance_work_mem / 2, kRowEntriesSeed);
     }
     walk_all(index, heap, meta, tables, entries_seen, false, recovery);
     if (heapallindexed) {
-        Presence p{entries_seen, meta.tables, simhash_layout(meta), index};
+        Presence p{entries_seen, row_entries, meta.tables, simhash_layout(meta), index};
         IndexInfo *info = BuildIndexInfo(index);
         // An MVCC build scan: the rows that snapshot sees (ended by the build scan).
         info->ii_Concurrent = true;
         TableScanDesc scan = table_beginscan_strat(heap, snapshot, 0, nullptr, true, false);
         table_index_build_scan(heap, index, info, true, false, heap_row_present, &p, scan);
+        check_entries_have_rows(index, heap, row_entries, snapshot);
     }
     if (snapshot) UnregisterSnapshot(snapshot);
     if (entries_seen) bloom_free(entries_seen);
+    if (row_entries) bloom_free(row_entries);
     AtEOXact_GUC(false, guc_level);
     SetUserIdAndSecContext(caller, caller_context);
     index_close(index, AccessShareLock);

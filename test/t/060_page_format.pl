@@ -245,6 +245,35 @@ patch_block($dl_file, $leaf_blk, 0, $leaf_page);
 $node->start;
 index_check($node, 'dl_fp', 1, 'the leaf restored');
 
+# An entry whose key is not its row's fingerprint is corruption that scans
+# cannot see (they never recheck), so heapallindexed looks for it: an index
+# built empty gets two rows, which land in its root leaf's tail of plain
+# 14-byte entries (key, block, offset) up to pd_lower; a copy of the last one
+# with its key's lowest bit flipped is appended. The check passed it before.
+$node->safe_psql('postgres', q{
+CREATE TABLE tl (g int, fp simhash64);
+CREATE INDEX tl_fp ON tl USING simhash (fp) WITH (max_distance = 0);
+INSERT INTO tl VALUES (1, 'aaaabbbbccccdddd'), (2, '1111222233334444')});
+index_check($node, 'tl_fp', 1, 'two rows in the tail');
+my $tl_file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('tl_fp')");
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->stop;
+my ($tail_blk) = find_block($tl_file, sub { my ($flags, undef, $table) = @_; $flags == 1 && $table == 0 });
+die 'no leaf' unless defined $tail_blk;
+my $tail_page = substr(slurp_file($tl_file), $tail_blk * 8192, 8192);
+my $lower = unpack('S', substr($tail_page, 12, 2));
+my $last = substr($tail_page, $lower - 14, 14);
+my $wrong = chr(ord(substr($last, 0, 1)) ^ 1) . substr($last, 1);
+patch_block($tl_file, $tail_blk, $lower, $wrong);
+patch_block($tl_file, $tail_blk, 12, pack('S', $lower + 14));
+$node->start;
+($rc, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT simhash_index_check('tl_fp', true)");
+like($err, qr/XX002/, 'an entry with another key than its row: heapallindexed raises index_corrupted');
+like($err, qr/simhash index "tl_fp" is corrupt: table 0, block $tail_blk holds an entry for heap row \(0,\d+\) that is not that row's fingerprint/,
+	'the message names the block and the row');
+$node->safe_psql('postgres', 'DELETE FROM tl; VACUUM tl');
+index_check($node, 'tl_fp', 1, 'no row left for that entry, after VACUUM');
+
 # (An INSERT that never ends ignores a fast shutdown too.)
 $node->stop($timed_out ? 'immediate' : 'fast');
 done_testing();
