@@ -136,6 +136,17 @@ SELECT pg_temp.estimated_rows($$SELECT * FROM sparse_fp o WHERE EXISTS (SELECT F
        (SELECT count(*) FROM sparse_fp o WHERE EXISTS (SELECT FROM sparse_fp i WHERE simhash_within(o.fp, i.fp, 64))) AS semi_sparse_actual;
 DROP TABLE sparse_fp, null_fp;
 
+-- Most common values are tested against each other: half the rows share one
+-- fingerprint, so a self-join within 3 bits has a million pairs (estimated
+-- at 1 row before).
+CREATE TABLE dup_fp AS
+SELECT id, CASE WHEN id <= 1000 THEN 'aaaabbbbccccdddd'::simhash64 ELSE fp END AS fp FROM random_fp WHERE id <= 2000;
+ANALYZE dup_fp;
+SELECT pg_temp.estimated_rows($$SELECT * FROM dup_fp a JOIN dup_fp b ON simhash_within(a.fp, b.fp, 3)$$) AS within_k3,
+       pg_temp.estimated_rows($$SELECT * FROM dup_fp a JOIN dup_fp b ON a.fp <@ simhash_ball(b.fp, 3)$$) AS ball_k3,
+       (SELECT count(*) FROM dup_fp a JOIN dup_fp b ON simhash_within(a.fp, b.fp, 3)) AS actual;
+DROP TABLE dup_fp;
+
 -- Without statistics an unknown center gets 0.5%, or the binomial where that
 -- is more (it was 0.5% at k = 64 too).
 CREATE TABLE unanalyzed_fp (id int4, fp simhash64) WITH (autovacuum_enabled = off);

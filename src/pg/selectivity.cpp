@@ -104,31 +104,74 @@ double within_unknown_center_selectivity(VariableStatData *vardata, int radius) 
 
 namespace {
 
-// The fraction of an argument's rows that are not NULL: of a fingerprint
-// column or expression with statistics, or of the center of a ball built from
-// one (a NULL center makes a NULL ball, which matches nothing).
-double non_null_fraction(PlannerInfo *root, Node *arg) {
-    if (constructed_radius(root, arg) >= 0) arg = static_cast<Node *>(linitial(castNode(FuncExpr, arg)->args));
+// What a join side's statistics say: its fingerprints' NULL fraction and
+// most common values (none without statistics). An argument that is a ball
+// built from a fingerprint stands for that fingerprint (a NULL center makes
+// a NULL ball, which matches nothing). Plain data, released by hand: no
+// destructor is skipped when an ERROR leaves by longjmp.
+struct JoinSide {
     VariableStatData vardata;
-    examine_variable(root, arg, 0, &vardata);
-    double fraction = 1.0;
-    if (HeapTupleIsValid(vardata.statsTuple))
-        fraction -= reinterpret_cast<Form_pg_statistic>(GETSTRUCT(vardata.statsTuple))->stanullfrac;
-    ReleaseVariableStats(vardata);
-    return fraction;
+    double non_null;
+    bool have_mcvs;
+    AttStatsSlot mcvs;
+
+    void examine(PlannerInfo *root, Node *arg) {
+        if (constructed_radius(root, arg) >= 0) arg = static_cast<Node *>(linitial(castNode(FuncExpr, arg)->args));
+        examine_variable(root, arg, 0, &vardata);
+        non_null = 1.0;
+        have_mcvs = false;
+        if (!HeapTupleIsValid(vardata.statsTuple)) return;
+        non_null -= reinterpret_cast<Form_pg_statistic>(GETSTRUCT(vardata.statsTuple))->stanullfrac;
+        have_mcvs = fingerprint_mcvs(&vardata, &mcvs);
+    }
+    void release() {
+        if (have_mcvs) free_attstatsslot(&mcvs);
+        ReleaseVariableStats(vardata);
+    }
+    // (Tested against each other: at most 256 x 256 distances per estimate.)
+    int tested() const { return have_mcvs ? std::min(mcvs.nvalues, kMaxMcvCenters) : 0; }
+    double tested_fraction() const {
+        double f = 0.0;
+        for (int i = 0; i < tested(); ++i) f += mcvs.numbers[i];
+        return f;
+    }
+};
+
+// The fraction of all pairs that are within `radius`: pairs of most common
+// values tested exactly, any pair with another value at the binomial for
+// random values. Near-duplicates cluster, and a self-join of a column where
+// many rows share a few fingerprints is where the binomial alone errs most.
+double within_pair_fraction(const JoinSide &l, const JoinSide &r, int radius) {
+    double random = radius < 0 ? kDefaultWithinSelectivity : simhash::random_within_probability(radius);
+    double exact = 0.0;
+    if (radius >= 0)
+        for (int i = 0; i < l.tested(); ++i)
+            for (int j = 0; j < r.tested(); ++j)
+                if (simhash::hamming_distance(DatumGetSimhash64(l.mcvs.values[i]),
+                                              DatumGetSimhash64(r.mcvs.values[j])) <= radius)
+                    exact += l.mcvs.numbers[i] * r.mcvs.numbers[j];
+    double lt = radius >= 0 ? l.tested_fraction() : 0.0, rt = radius >= 0 ? r.tested_fraction() : 0.0;
+    double untested = l.non_null * r.non_null - lt * rt;
+    return exact + std::max(0.0, untested) * random;
 }
 
 }  // namespace
 
-double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinType jointype,
-                               const SpecialJoinInfo *sjinfo, Node *left, Node *right) {
-    double left_rows = non_null_fraction(root, left), right_rows = non_null_fraction(root, right);
-    if ((jointype != JOIN_SEMI && jointype != JOIN_ANTI) || sjinfo == nullptr)
-        return pair_selectivity * left_rows * right_rows;
+double within_join_selectivity(PlannerInfo *root, int radius, JoinType jointype, const SpecialJoinInfo *sjinfo,
+                               Node *left, Node *right) {
+    JoinSide l, r;
+    l.examine(root, left);
+    r.examine(root, right);
+    double pairs = within_pair_fraction(l, r, radius);
+    CLAMP_PROBABILITY(pairs);
+    l.release();
+    r.release();
+    if ((jointype != JOIN_SEMI && jointype != JOIN_ANTI) || sjinfo == nullptr) return pairs;
     // Which side is the inner relation's: an outer row can match only where
     // its own fingerprint is not NULL, and only the inner rows that are not.
     bool left_inner = bms_is_subset(pull_varnos(root, left), sjinfo->min_righthand);
-    double outer_fraction = left_inner ? right_rows : left_rows, inner_fraction = left_inner ? left_rows : right_rows;
+    double outer_fraction = left_inner ? r.non_null : l.non_null, inner_fraction = left_inner ? l.non_null : r.non_null;
+    double pair_selectivity = outer_fraction * inner_fraction > 0 ? pairs / (outer_fraction * inner_fraction) : 0.0;
     RelOptInfo *inner = nullptr;
     switch (bms_membership(sjinfo->min_righthand)) {
         case BMS_SINGLETON:
@@ -140,13 +183,14 @@ double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinT
         default:
             break;
     }
-    if (inner == nullptr || inner->rows <= 0) return pair_selectivity * outer_fraction * inner_fraction;
+    if (inner == nullptr || inner->rows <= 0) return pairs;
     // 1 - (1 - p)^n, accurate for tiny p too
     double selectivity = outer_fraction * -std::expm1(inner->rows * inner_fraction *
                                                        std::log1p(-std::min(pair_selectivity, 1.0 - 1e-15)));
     CLAMP_PROBABILITY(selectivity);
     return selectivity;
 }
+
 
 int constructed_radius(PlannerInfo *root, Node *ball) {
     if (!IsA(ball, FuncExpr)) return -1;
@@ -200,13 +244,9 @@ SIMHASH_FUNCTION(simhash_ball_join_sel) {
     List *args = reinterpret_cast<List *>(PG_GETARG_POINTER(2));
     JoinType jointype = static_cast<JoinType>(PG_GETARG_INT16(3));
     SpecialJoinInfo *sjinfo = reinterpret_cast<SpecialJoinInfo *>(PG_GETARG_POINTER(4));
-    double selectivity = kDefaultWithinSelectivity;
-    if (list_length(args) == 2) {
-        int radius = constructed_radius(root, static_cast<Node *>(linitial(args)));
-        if (radius < 0) radius = constructed_radius(root, static_cast<Node *>(lsecond(args)));
-        if (radius >= 0) selectivity = simhash::random_within_probability(radius);
-    }
-    if (list_length(args) != 2) PG_RETURN_FLOAT8(selectivity);
-    PG_RETURN_FLOAT8(within_join_selectivity(root, selectivity, jointype, sjinfo, static_cast<Node *>(linitial(args)),
-                                             static_cast<Node *>(lsecond(args))));
+    if (list_length(args) != 2) PG_RETURN_FLOAT8(kDefaultWithinSelectivity);
+    Node *left = static_cast<Node *>(linitial(args)), *right = static_cast<Node *>(lsecond(args));
+    int radius = constructed_radius(root, left);
+    if (radius < 0) radius = constructed_radius(root, right);
+    PG_RETURN_FLOAT8(within_join_selectivity(root, radius, jointype, sjinfo, left, right));
 }

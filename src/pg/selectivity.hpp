@@ -25,14 +25,15 @@ double within_selectivity(VariableStatData *vardata, std::uint64_t center, int r
 // value matching its own rows and random ones.
 double within_unknown_center_selectivity(VariableStatData *vardata, int radius);
 
-// The fraction of outer rows of a semi- or anti-join (what PostgreSQL asks
-// a join estimator for there) that have at least one inner row within the
-// radius, when each pair of fingerprints is within it with probability
-// `pair_selectivity`; the fraction of pairs for other joins. Rows whose
-// fingerprint `left` or `right` (either may be a ball built from one) is NULL
-// match nothing.
-double within_join_selectivity(PlannerInfo *root, double pair_selectivity, JoinType jointype,
-                               const SpecialJoinInfo *sjinfo, Node *left, Node *right);
+// For a join on "within `radius` bits" (-1: a radius unknown at plan time) of
+// fingerprints `left` and `right` (either may be a ball built from one): the
+// fraction of pairs that match, or for a semi- or anti-join (what PostgreSQL
+// asks a join estimator for there) the fraction of outer rows with at least
+// one match. Rows whose fingerprint is NULL match nothing; the most common
+// values of both sides are tested against each other, other pairs get the
+// binomial for random values.
+double within_join_selectivity(PlannerInfo *root, int radius, JoinType jointype, const SpecialJoinInfo *sjinfo,
+                               Node *left, Node *right);
 
 // The radius of a ball that is not a constant but a call
 // simhash_ball(expr, constant): a join "a.fp <@ simhash_ball(b.fp, 3)", or a

@@ -31,8 +31,8 @@ extern "C" {
 static double within_call_selectivity(SupportRequestSelectivity *req, int radius) {
     // A join, or two columns of one table: nothing better than random values.
     if (req->is_join)
-        return within_join_selectivity(req->root, simhash::random_within_probability(radius), req->jointype,
-                                       req->sjinfo, static_cast<Node *>(linitial(req->args)),
+        return within_join_selectivity(req->root, radius, req->jointype, req->sjinfo,
+                                       static_cast<Node *>(linitial(req->args)),
                                        static_cast<Node *>(lsecond(req->args)));
     List *pair = list_make2(linitial(req->args), lsecond(req->args));
     VariableStatData vardata;
