@@ -9,8 +9,13 @@
 
 namespace simhash {
 
-std::size_t sort_df_entries(DfEntry *entries, std::size_t count) {
-    std::sort(entries, entries + count, [](const DfEntry &a, const DfEntry &b) { return a.hash < b.hash; });
+std::size_t sort_df_entries(DfEntry *entries, std::size_t count, InterruptCheck interrupted) {
+    std::uint32_t comparisons = 0;
+    std::sort(entries, entries + count, [&](const DfEntry &a, const DfEntry &b) {
+        if ((++comparisons & 0xFFFF) == 0 && interrupted && interrupted())
+            throw Error(Error::Kind::cancelled, "canceling the sort of an idf table");
+        return a.hash < b.hash;
+    });
     std::size_t out = 0;
     for (std::size_t i = 0; i < count; ++i) {
         if (out > 0 && entries[out - 1].hash == entries[i].hash)

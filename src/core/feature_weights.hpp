@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "error.hpp"
 #include "vote.hpp"
 
 namespace simhash {
@@ -16,8 +17,10 @@ struct DfEntry {
 };
 
 // Sorts entries by hash and folds duplicate hashes into one (their df summed);
-// returns the new count. The glue loads a table into plain memory, then calls this.
-std::size_t sort_df_entries(DfEntry *entries, std::size_t count);
+// returns the new count. The glue loads a table into plain memory, then calls
+// this. `interrupted` (may be null) is asked every 65,536 comparisons: tens of
+// millions of entries take seconds; cancelled, the entries are left unusable.
+std::size_t sort_df_entries(DfEntry *entries, std::size_t count, InterruptCheck interrupted = nullptr);
 
 // A read-only view of sorted entries plus the corpus' document count N, and
 // optionally a directory over them: directory[b] is the first entry whose hash's

@@ -128,7 +128,7 @@ void load(IdfCache *cache, MemoryContext mcxt, Oid relid, const char *name) {
                         errmsg("idf table \"%s\" has no document count", name),
                         errhint("The row with hash NULL holds the number of documents; simhash_df_build() writes it.")));
 
-    CPP_CALL("idf", count = simhash::sort_df_entries(entries, count));
+    CPP_CALL("idf", count = simhash::sort_df_entries(entries, count, simhash_interrupt_pending));
     if (count > PG_UINT32_MAX)
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("idf table \"%s\" has more than %u features", name, PG_UINT32_MAX)));

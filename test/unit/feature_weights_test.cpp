@@ -72,6 +72,18 @@ TEST(DocumentFrequencies, SortMergesDuplicates) {
     EXPECT_EQ(e[2].df, 5u);
 }
 
+TEST(DocumentFrequencies, SortAnswersCancel) {
+    std::vector<DfEntry> e;
+    for (std::uint64_t i = 200000; i > 0; --i) e.push_back({i * 0x9E3779B97F4A7C15ULL, 1});
+    try {
+        simhash::sort_df_entries(e.data(), e.size(), [] { return true; });
+        FAIL() << "not cancelled";
+    } catch (const simhash::Error &err) {
+        EXPECT_EQ(err.kind(), simhash::Error::Kind::cancelled);
+    }
+    EXPECT_EQ(simhash::sort_df_entries(e.data(), e.size(), [] { return false; }), e.size());
+}
+
 TEST(DocumentFrequencies, IdfIsLog1pOfDocumentsOverDf) {
     std::vector<DfEntry> e = {{1, 1}, {2, 10}, {3, 100}, {4, 0}};
     const std::size_t n = simhash::sort_df_entries(e.data(), e.size());
