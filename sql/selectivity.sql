@@ -121,8 +121,9 @@ SELECT pg_temp.estimated_rows($$SELECT * FROM outer_fp o JOIN inner_fp i ON simh
 DROP TABLE outer_fp, inner_fp;
 
 -- A row whose fingerprint is NULL matches no row: joins count only the rows
--- that have one, on each side (these were 4,000,000 and, against an inner
--- table of NULLs only, 200 for the semi-join and 1 for the anti-join).
+-- that have one, on each side (these were 4,000,000; against an inner table
+-- of NULLs only, 219 for the semi-join and 1,781 for the anti-join; and 2,000
+-- for the semi-join of the sparse table with itself).
 CREATE TABLE sparse_fp AS
 SELECT id, CASE WHEN id % 10 = 0 THEN fp END AS fp FROM random_fp WHERE id <= 2000;
 CREATE TABLE null_fp AS SELECT id, NULL::simhash64 AS fp FROM random_fp WHERE id <= 3000;
