@@ -147,6 +147,19 @@ SELECT pg_temp.estimated_rows($$SELECT * FROM dup_fp a JOIN dup_fp b ON simhash_
        pg_temp.estimated_rows($$SELECT * FROM dup_fp a JOIN dup_fp b ON a.fp <@ simhash_ball(b.fp, 3)$$) AS ball_k3,
        (SELECT count(*) FROM dup_fp a JOIN dup_fp b ON simhash_within(a.fp, b.fp, 3)) AS actual;
 DROP TABLE dup_fp;
+-- A semi- or anti-join gives each outer value its own chance: a value a third
+-- of the inner rows share matches the outer rows that have it, not every
+-- outer row (a mean chance over all pairs estimated 10,000 and 1).
+CREATE TABLE heavy_outer AS
+SELECT id, CASE WHEN id % 100 = 0 THEN 'aaaabbbbccccdddd'::simhash64 ELSE fp END AS fp FROM random_fp WHERE id <= 10000;
+CREATE TABLE heavy_inner AS
+SELECT id, CASE WHEN id % 3 = 0 THEN 'aaaabbbbccccdddd'::simhash64 ELSE fp END AS fp FROM random_fp WHERE id > 90000 AND id <= 95000;
+ANALYZE heavy_outer, heavy_inner;
+SELECT pg_temp.estimated_rows($$SELECT * FROM heavy_outer o WHERE EXISTS (SELECT FROM heavy_inner i WHERE simhash_within(i.fp, o.fp, 3))$$) AS semi,
+       (SELECT count(*) FROM heavy_outer o WHERE EXISTS (SELECT FROM heavy_inner i WHERE simhash_within(i.fp, o.fp, 3))) AS semi_actual,
+       pg_temp.estimated_rows($$SELECT * FROM heavy_outer o WHERE NOT EXISTS (SELECT FROM heavy_inner i WHERE i.fp <@ simhash_ball(o.fp, 3))$$) AS anti,
+       (SELECT count(*) FROM heavy_outer o WHERE NOT EXISTS (SELECT FROM heavy_inner i WHERE i.fp <@ simhash_ball(o.fp, 3))) AS anti_actual;
+DROP TABLE heavy_outer, heavy_inner;
 
 -- Without statistics an unknown center gets 0.5%, or the binomial where that
 -- is more (it was 0.5% at k = 64 too).

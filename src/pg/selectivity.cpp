@@ -155,42 +155,66 @@ double within_pair_fraction(const JoinSide &l, const JoinSide &r, int radius) {
     return exact + std::max(0.0, untested) * random;
 }
 
+// The fraction of the outer side's rows with at least one of `inner_rows`
+// rows of the inner side within `radius`: each tested most common value of
+// the outer side with its own chance per inner row (the inner most common
+// values within the radius, the binomial for the other inner rows), any other
+// outer fingerprint at the binomial, as a random value. (One mean chance for
+// all outer rows made a heavy inner value match every outer row.)
+double within_semi_fraction(const JoinSide &outer, const JoinSide &inner, double inner_rows, int radius) {
+    double random = radius < 0 ? kDefaultWithinSelectivity : simhash::random_within_probability(radius);
+    // 1 - (1 - q)^n, accurate for tiny q too
+    auto any_of_inner = [inner_rows](double q) {
+        return -std::expm1(inner_rows * std::log1p(-std::min(q, 1.0 - 1e-15)));
+    };
+    int outer_tested = radius >= 0 ? outer.tested() : 0, inner_tested = radius >= 0 ? inner.tested() : 0;
+    double inner_rest = inner.non_null;
+    for (int j = 0; j < inner_tested; ++j) inner_rest -= inner.mcvs.numbers[j];
+    double fraction = 0.0, outer_rest = outer.non_null;
+    for (int i = 0; i < outer_tested; ++i) {
+        uint64 value = DatumGetSimhash64(outer.mcvs.values[i]);
+        double q = std::max(0.0, inner_rest) * random;
+        for (int j = 0; j < inner_tested; ++j)
+            if (simhash::hamming_distance(value, DatumGetSimhash64(inner.mcvs.values[j])) <= radius)
+                q += inner.mcvs.numbers[j];
+        fraction += outer.mcvs.numbers[i] * any_of_inner(q);
+        outer_rest -= outer.mcvs.numbers[i];
+    }
+    return fraction + std::max(0.0, outer_rest) * any_of_inner(inner.non_null * random);
+}
+
+// The inner relation of a semi- or anti-join, or null.
+RelOptInfo *semi_join_inner(PlannerInfo *root, const SpecialJoinInfo *sjinfo) {
+    switch (bms_membership(sjinfo->min_righthand)) {
+        case BMS_SINGLETON:
+            return find_base_rel(root, bms_singleton_member(sjinfo->min_righthand));
+        case BMS_MULTIPLE:
+            return find_join_rel(root, sjinfo->min_righthand);
+        default:
+            return nullptr;
+    }
+}
+
 }  // namespace
 
 double within_join_selectivity(PlannerInfo *root, int radius, JoinType jointype, const SpecialJoinInfo *sjinfo,
                                Node *left, Node *right) {
+    RelOptInfo *inner = nullptr;
+    bool semi = (jointype == JOIN_SEMI || jointype == JOIN_ANTI) && sjinfo != nullptr;
+    if (semi) inner = semi_join_inner(root, sjinfo);
+    // Which side is the inner relation's.
+    bool left_inner = semi && bms_is_subset(pull_varnos(root, left), sjinfo->min_righthand);
     JoinSide l, r;
     l.examine(root, left);
     r.examine(root, right);
-    double pairs = within_pair_fraction(l, r, radius);
-    CLAMP_PROBABILITY(pairs);
+    double selectivity = inner != nullptr && inner->rows > 0
+                             ? within_semi_fraction(left_inner ? r : l, left_inner ? l : r, inner->rows, radius)
+                             : within_pair_fraction(l, r, radius);
     l.release();
     r.release();
-    if ((jointype != JOIN_SEMI && jointype != JOIN_ANTI) || sjinfo == nullptr) return pairs;
-    // Which side is the inner relation's: an outer row can match only where
-    // its own fingerprint is not NULL, and only the inner rows that are not.
-    bool left_inner = bms_is_subset(pull_varnos(root, left), sjinfo->min_righthand);
-    double outer_fraction = left_inner ? r.non_null : l.non_null, inner_fraction = left_inner ? l.non_null : r.non_null;
-    double pair_selectivity = outer_fraction * inner_fraction > 0 ? pairs / (outer_fraction * inner_fraction) : 0.0;
-    RelOptInfo *inner = nullptr;
-    switch (bms_membership(sjinfo->min_righthand)) {
-        case BMS_SINGLETON:
-            inner = find_base_rel(root, bms_singleton_member(sjinfo->min_righthand));
-            break;
-        case BMS_MULTIPLE:
-            inner = find_join_rel(root, sjinfo->min_righthand);
-            break;
-        default:
-            break;
-    }
-    if (inner == nullptr || inner->rows <= 0) return pairs;
-    // 1 - (1 - p)^n, accurate for tiny p too
-    double selectivity = outer_fraction * -std::expm1(inner->rows * inner_fraction *
-                                                       std::log1p(-std::min(pair_selectivity, 1.0 - 1e-15)));
     CLAMP_PROBABILITY(selectivity);
     return selectivity;
 }
-
 
 int constructed_radius(PlannerInfo *root, Node *ball) {
     if (!IsA(ball, FuncExpr)) return -1;

@@ -232,8 +232,8 @@ TEST(TextFeatures, InterruptCancels) {
 // Reading the text polls once per 16 kB piece; one long word then makes a
 // feature per character (tokens = chars) or one long shingle per word, and
 // handing those on must poll again.
-int g_polls = 0, g_polls_allowed = 0;
-bool cancel_after_allowed_polls() { return ++g_polls > g_polls_allowed; }
+static int g_polls = 0, g_polls_allowed = 0;
+static bool cancel_after_allowed_polls() { return ++g_polls > g_polls_allowed; }
 
 TEST(TextFeatures, FeaturesOfOneLongWordAnswerCancel) {
     const std::string text = std::string(1 << 21, 'a') + " b c";
