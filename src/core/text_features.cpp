@@ -334,10 +334,7 @@ private:
                 emit(w);
                 return;
             }
-            // (Polled per block: a test per n-gram cost 10% of a run of them.)
-            for (std::size_t i = 0, end = w.size() - n_ + 1; i < end; poll())
-                for (const std::size_t block_end = std::min(end, i + kCheckFeatures); i < block_end; ++i)
-                    collector_.feature(w.substr(i, n_));
+            in_polled_blocks(w.size() - n_ + 1, [&](std::size_t i) { collector_.feature(w.substr(i, n_)); });
             return;
         }
         starts_.clear();
@@ -348,9 +345,17 @@ private:
             return;
         }
         starts_.push_back(w.size());
-        for (std::size_t i = 0, end = starts_.size() - n_; i < end; poll())
-            for (const std::size_t block_end = std::min(end, i + kCheckFeatures); i < block_end; ++i)
-                collector_.feature(w.substr(starts_[i], starts_[i + n_] - starts_[i]));
+        in_polled_blocks(starts_.size() - n_, [&](std::size_t i) {
+            collector_.feature(w.substr(starts_[i], starts_[i + n_] - starts_[i]));
+        });
+    }
+
+    // each(0) .. each(n - 1), polling per block of kCheckFeatures: a test per
+    // call cost 10% of a run of character n-grams.
+    template <class F>
+    void in_polled_blocks(std::size_t n, F &&each) {
+        for (std::size_t i = 0; i < n; poll())
+            for (const std::size_t block_end = std::min(n, i + kCheckFeatures); i < block_end; ++i) each(i);
     }
 
     const bool chars_;

@@ -105,24 +105,25 @@ double within_unknown_center_selectivity(VariableStatData *vardata, int radius) 
 namespace {
 
 // What a join side's statistics say: its fingerprints' NULL fraction and
-// most common values (none without statistics). An argument that is a ball
-// built from a fingerprint stands for that fingerprint (a NULL center makes
-// a NULL ball, which matches nothing). Plain data, released by hand: no
-// destructor is skipped when an ERROR leaves by longjmp.
+// most common values (none without statistics, or when the radius is unknown
+// and they cannot be tested). An argument that is a ball built from a
+// fingerprint stands for that fingerprint (a NULL center makes a NULL ball,
+// which matches nothing). Plain data, released by hand: no destructor is
+// skipped when an ERROR leaves by longjmp.
 struct JoinSide {
     VariableStatData vardata;
     double non_null;
     bool have_mcvs;
     AttStatsSlot mcvs;
 
-    void examine(PlannerInfo *root, Node *arg) {
+    void examine(PlannerInfo *root, Node *arg, int radius) {
         if (constructed_radius(root, arg) >= 0) arg = static_cast<Node *>(linitial(castNode(FuncExpr, arg)->args));
         examine_variable(root, arg, 0, &vardata);
         non_null = 1.0;
         have_mcvs = false;
         if (!HeapTupleIsValid(vardata.statsTuple)) return;
         non_null -= reinterpret_cast<Form_pg_statistic>(GETSTRUCT(vardata.statsTuple))->stanullfrac;
-        have_mcvs = fingerprint_mcvs(&vardata, &mcvs);
+        have_mcvs = radius >= 0 && fingerprint_mcvs(&vardata, &mcvs);
     }
     void release() {
         if (have_mcvs) free_attstatsslot(&mcvs);
@@ -135,24 +136,30 @@ struct JoinSide {
         for (int i = 0; i < tested(); ++i) f += mcvs.numbers[i];
         return f;
     }
+    // The fraction of rows holding a tested value within `radius` of `value`.
+    double tested_within(uint64 value, int radius) const {
+        double f = 0.0;
+        for (int i = 0; i < tested(); ++i)
+            if (simhash::hamming_distance(value, DatumGetSimhash64(mcvs.values[i])) <= radius) f += mcvs.numbers[i];
+        return f;
+    }
 };
+
+// The chance that two random fingerprints are within `radius` (-1: unknown).
+double random_pair(int radius) {
+    return radius < 0 ? kDefaultWithinSelectivity : simhash::random_within_probability(radius);
+}
 
 // The fraction of all pairs that are within `radius`: pairs of most common
 // values tested exactly, any pair with another value at the binomial for
 // random values. Near-duplicates cluster, and a self-join of a column where
 // many rows share a few fingerprints is where the binomial alone errs most.
 double within_pair_fraction(const JoinSide &l, const JoinSide &r, int radius) {
-    double random = radius < 0 ? kDefaultWithinSelectivity : simhash::random_within_probability(radius);
     double exact = 0.0;
-    if (radius >= 0)
-        for (int i = 0; i < l.tested(); ++i)
-            for (int j = 0; j < r.tested(); ++j)
-                if (simhash::hamming_distance(DatumGetSimhash64(l.mcvs.values[i]),
-                                              DatumGetSimhash64(r.mcvs.values[j])) <= radius)
-                    exact += l.mcvs.numbers[i] * r.mcvs.numbers[j];
-    double lt = radius >= 0 ? l.tested_fraction() : 0.0, rt = radius >= 0 ? r.tested_fraction() : 0.0;
-    double untested = l.non_null * r.non_null - lt * rt;
-    return exact + std::max(0.0, untested) * random;
+    for (int i = 0; i < l.tested(); ++i)
+        exact += l.mcvs.numbers[i] * r.tested_within(DatumGetSimhash64(l.mcvs.values[i]), radius);
+    double untested = l.non_null * r.non_null - l.tested_fraction() * r.tested_fraction();
+    return exact + std::max(0.0, untested) * random_pair(radius);
 }
 
 // The fraction of the outer side's rows with at least one of `inner_rows`
@@ -162,25 +169,19 @@ double within_pair_fraction(const JoinSide &l, const JoinSide &r, int radius) {
 // outer fingerprint at the binomial, as a random value. (One mean chance for
 // all outer rows made a heavy inner value match every outer row.)
 double within_semi_fraction(const JoinSide &outer, const JoinSide &inner, double inner_rows, int radius) {
-    double random = radius < 0 ? kDefaultWithinSelectivity : simhash::random_within_probability(radius);
+    double random = random_pair(radius);
     // 1 - (1 - q)^n, accurate for tiny q too
     auto any_of_inner = [inner_rows](double q) {
         return -std::expm1(inner_rows * std::log1p(-std::min(q, 1.0 - 1e-15)));
     };
-    int outer_tested = radius >= 0 ? outer.tested() : 0, inner_tested = radius >= 0 ? inner.tested() : 0;
-    double inner_rest = inner.non_null;
-    for (int j = 0; j < inner_tested; ++j) inner_rest -= inner.mcvs.numbers[j];
-    double fraction = 0.0, outer_rest = outer.non_null;
-    for (int i = 0; i < outer_tested; ++i) {
-        uint64 value = DatumGetSimhash64(outer.mcvs.values[i]);
-        double q = std::max(0.0, inner_rest) * random;
-        for (int j = 0; j < inner_tested; ++j)
-            if (simhash::hamming_distance(value, DatumGetSimhash64(inner.mcvs.values[j])) <= radius)
-                q += inner.mcvs.numbers[j];
+    double inner_rest = std::max(0.0, inner.non_null - inner.tested_fraction());
+    double fraction = 0.0;
+    for (int i = 0; i < outer.tested(); ++i) {
+        double q = inner.tested_within(DatumGetSimhash64(outer.mcvs.values[i]), radius) + inner_rest * random;
         fraction += outer.mcvs.numbers[i] * any_of_inner(q);
-        outer_rest -= outer.mcvs.numbers[i];
     }
-    return fraction + std::max(0.0, outer_rest) * any_of_inner(inner.non_null * random);
+    double outer_rest = std::max(0.0, outer.non_null - outer.tested_fraction());
+    return fraction + outer_rest * any_of_inner(inner.non_null * random);
 }
 
 // The inner relation of a semi- or anti-join, or null.
@@ -205,8 +206,8 @@ double within_join_selectivity(PlannerInfo *root, int radius, JoinType jointype,
     // Which side is the inner relation's.
     bool left_inner = semi && bms_is_subset(pull_varnos(root, left), sjinfo->min_righthand);
     JoinSide l, r;
-    l.examine(root, left);
-    r.examine(root, right);
+    l.examine(root, left, radius);
+    r.examine(root, right, radius);
     double selectivity = inner != nullptr && inner->rows > 0
                              ? within_semi_fraction(left_inner ? r : l, left_inner ? l : r, inner->rows, radius)
                              : within_pair_fraction(l, r, radius);

@@ -29,7 +29,8 @@ extern "C" {
 #include "within_probability.hpp"
 
 static double within_call_selectivity(SupportRequestSelectivity *req, int radius) {
-    // A join, or two columns of one table: nothing better than random values.
+    // A join, or two columns of one table: each side's NULLs and most common
+    // values, random values for the rest.
     if (req->is_join)
         return within_join_selectivity(req->root, radius, req->jointype, req->sjinfo,
                                        static_cast<Node *>(linitial(req->args)),
