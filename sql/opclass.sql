@@ -74,6 +74,22 @@ SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'bad_ball_ops';
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'text_simhash_ops';
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'bad_order_ops';
 RESET client_min_messages;
+-- an index with such a class refuses what it cannot read: the build a column
+-- of another type, the scan an argument of another type (it read the
+-- fingerprint as a ball's address, and crashed)
+CREATE TABLE misread (fp simhash64, body text);
+INSERT INTO misread VALUES ('00000000075bcd15', 'a');
+CREATE INDEX ON misread USING simhash (body text_simhash_ops);
+CREATE INDEX misread_fp ON misread USING simhash (fp bad_ball_ops);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM misread WHERE fp = '00000000075bcd15';
+SELECT * FROM misread WHERE fp = '00000000075bcd15';
+SET enable_indexscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM misread WHERE fp = '00000000075bcd15';
+SELECT * FROM misread WHERE fp = '00000000075bcd15';
+RESET enable_indexscan;
+RESET enable_seqscan;
+DROP TABLE misread;
 DROP OPERATOR FAMILY bad_ball_ops USING simhash;
 DROP OPERATOR FAMILY text_simhash_ops USING simhash;
 DROP OPERATOR FAMILY bad_order_ops USING simhash;

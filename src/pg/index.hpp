@@ -154,6 +154,7 @@ struct alignas(8) SimhashCache {
     uint32 start[sx::kMaxTables + 1];  // table t's entries: [start[t], start[t + 1])
     int16 child_level[sx::kMaxTables]; // level of the pages they point to; -1: none
     uint32 total;                      // entries over all tables
+    Oid ball_type;                     // found to be simhash_ball (simhash_reads_argument)
     // the entries follow, then the buffer each child was last read into
 };
 static_assert(sizeof(SimhashCache) % alignof(SimhashDirEntry) == 0, "directory entries misaligned");
@@ -208,6 +209,16 @@ const char *simhash_page_shape_problem(Page page);
 void simhash_check_page(Relation index, Buffer buf);
 // The layout the reloptions ask for, or for `rows` rows by the default rule.
 sx::Layout simhash_layout_option(Relation index, double rows);
+
+// index_validate.cpp
+// An operator class that fails amvalidate (only a superuser can create one)
+// can give the index a column or scan arguments of other types: they are
+// refused (42P17), never read as fingerprints or balls.
+// Raises unless the index column is a simhash64.
+void simhash_check_column_type(Relation index);
+// Whether `type` is what an argument of `strategy` is read as: simhash_ball
+// for <@, the column's simhash64 for = and <->.
+bool simhash_reads_argument(Relation index, StrategyNumber strategy, Oid type);
 
 // index_append_wal.cpp: appends `key` to exclusively locked leaf `buf` (which has room), WAL-logged.
 void simhash_leaf_append(Relation index, Buffer buf, const sx::EntryKey &key);

@@ -261,6 +261,7 @@ BlockNumber write_spilled(Relation index, int table, KeySpill *spill, int sort, 
 }  // namespace
 
 extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, IndexInfo *info) {
+    simhash_check_column_type(index);
     if (RelationGetNumberOfBlocks(index) != 0)
         elog(ERROR, "index \"%s\" already contains data", RelationGetRelationName(index));
     SimhashMeta meta{};

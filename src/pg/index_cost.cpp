@@ -30,12 +30,15 @@ extern "C" {
 #include "simhash_ball.hpp"
 
 // The query radius of one index qualifier, -1 when unknown at plan time.
-static int clause_radius(PlannerInfo *root, RestrictInfo *rinfo, Oid opfamily) {
+// (A ball of a type the scan cannot read is left to the scan to refuse.)
+static int clause_radius(PlannerInfo *root, RestrictInfo *rinfo, Relation index) {
     if (!IsA(rinfo->clause, OpExpr)) return -1;
     OpExpr *op = castNode(OpExpr, rinfo->clause);
-    int strategy = get_op_opfamily_strategy(op->opno, opfamily);
+    int strategy = get_op_opfamily_strategy(op->opno, index->rd_opfamily[0]);
     if (strategy == kStrategyEqual) return 0;
-    if (strategy != kStrategyInBall || list_length(op->args) != 2) return -1;
+    if (strategy != kStrategyInBall || list_length(op->args) != 2 ||
+        !simhash_reads_argument(index, kStrategyInBall, exprType(static_cast<Node *>(lsecond(op->args)))))
+        return -1;
     Node *ball = estimate_expression_value(root, static_cast<Node *>(lsecond(op->args)));
     if (IsA(ball, Const) && !castNode(Const, ball)->constisnull)
         return DatumGetSimhashBall(castNode(Const, ball)->constvalue)->radius;
@@ -47,7 +50,6 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
     IndexOptInfo *index = path->indexinfo;
     Relation rel = index_open(index->indexoid, AccessShareLock);
     SimhashMeta meta = simhash_read_meta(rel);
-    index_close(rel, AccessShareLock);
     sx::Layout layout = simhash_layout(meta);
 
     double rows = index->rel->tuples > 0 ? index->rel->tuples : index->tuples;
@@ -57,11 +59,12 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
         IndexClause *ic = lfirst_node(IndexClause, lc);
         ListCell *qc;
         foreach (qc, ic->indexquals) {
-            int r = clause_radius(root, lfirst_node(RestrictInfo, qc), index->opfamily[0]);
+            int r = clause_radius(root, lfirst_node(RestrictInfo, qc), rel);
             if (r == -1) r = meta.max_distance;  // unknown: assume the layout's radius
             if (radius < 0 || r < radius) radius = r;
         }
     }
+    index_close(rel, AccessShareLock);
 
     GenericCosts costs;
     memset(&costs, 0, sizeof(costs));

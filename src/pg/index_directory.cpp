@@ -119,6 +119,7 @@ int read_table(Relation index, const SimhashMeta &meta, int table, uint32 budget
 
 SimhashCache *load(Relation index) {
     SimhashMeta meta = simhash_read_meta(index);
+    Oid ball_type = static_cast<SimhashCache *>(index->rd_amcache)->ball_type;
     Entries tables[sx::kMaxTables];
     int child_level[sx::kMaxTables];
     uint32 total = 0;
@@ -132,6 +133,7 @@ SimhashCache *load(Relation index) {
     // (Zeroed: every recent buffer starts as InvalidBuffer.)
     SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, size));
     cache->meta = meta;
+    cache->ball_type = ball_type;
     cache->loaded = true;
     cache->total = total;
     SimhashDirEntry *entries = simhash_cache_entries(cache);

@@ -38,6 +38,7 @@ SimhashMeta simhash_read_meta(Relation index) {
         !sx::stored_layout(meta.max_distance, meta.blocks, meta.tables, meta.order, meta.guaranteed, &layout))
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" has a corrupt simhash metapage", RelationGetRelationName(index))));
+    simhash_check_column_type(index);
     // The metapage never changes after the build: cache it for the relcache entry's life.
     // (The directory is read on the first scan: inserts and the planner do not need it.)
     SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, sizeof(SimhashCache)));

@@ -18,6 +18,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 }
@@ -592,6 +593,16 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
     return false;
 }
 
+// Search keys are <@ or =, ORDER BY keys <->.
+void check_argument(Relation index, ScanKey sk, bool ordering) {
+    if ((sk->sk_strategy == kStrategyDistance) != ordering ||
+        !simhash_reads_argument(index, sk->sk_strategy, sk->sk_subtype))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+                        errmsg("simhash index \"%s\" cannot read an argument of type %s at strategy %d",
+                               RelationGetRelationName(index), format_type_be(sk->sk_subtype), sk->sk_strategy),
+                        errhint("Its operator class fails amvalidate().")));
+}
+
 }  // namespace
 
 extern "C" IndexScanDesc simhash_ambeginscan(Relation index, int nkeys, int norderbys) {
@@ -627,6 +638,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     st->nballs = 0;
     for (int i = 0; i < scan->numberOfKeys; ++i) {
         ScanKey sk = &scan->keyData[i];
+        check_argument(scan->indexRelation, sk, false);
         if (sk->sk_flags & SK_ISNULL) {
             st->impossible = true;
             continue;
@@ -634,10 +646,8 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
         if (sk->sk_strategy == kStrategyInBall) {
             const SimhashBall *ball = DatumGetSimhashBall(sk->sk_argument);
             st->balls[st->nballs++] = {ball->center, ball->radius};
-        } else if (sk->sk_strategy == kStrategyEqual) {
-            st->balls[st->nballs++] = {DatumGetSimhash64(sk->sk_argument), 0};
         } else {
-            elog(ERROR, "simhash index: unexpected strategy %d", sk->sk_strategy);
+            st->balls[st->nballs++] = {DatumGetSimhash64(sk->sk_argument), 0};
         }
     }
     (void)nkeys;
@@ -645,6 +655,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     st->norderbys = scan->numberOfOrderBys;
     for (int i = 0; i < st->norderbys; ++i) {
         ScanKey sk = &scan->orderByData[i];
+        check_argument(scan->indexRelation, sk, true);
         st->order_args_null[i] = (sk->sk_flags & SK_ISNULL) != 0;
         st->order_args[i] = st->order_args_null[i] ? 0 : DatumGetSimhash64(sk->sk_argument);
     }

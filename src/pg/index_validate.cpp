@@ -36,6 +36,25 @@ bool is_type_read_by(Oid type, PGFunction input) {
 
 }  // namespace
 
+void simhash_check_column_type(Relation index) {
+    if (!is_type_read_by(index->rd_opcintype[0], simhash64_in))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+                        errmsg("simhash index \"%s\" indexes type %s, not simhash64", RelationGetRelationName(index),
+                               format_type_be(index->rd_opcintype[0])),
+                        errhint("Its operator class fails amvalidate().")));
+}
+
+bool simhash_reads_argument(Relation index, StrategyNumber strategy, Oid type) {
+    if (strategy == kStrategyEqual || strategy == kStrategyDistance) return type == index->rd_opcintype[0];
+    if (strategy != kStrategyInBall) return false;
+    simhash_read_meta(index);
+    SimhashCache *cache = static_cast<SimhashCache *>(index->rd_amcache);
+    if (type == cache->ball_type) return true;
+    if (!is_type_read_by(type, simhash_ball_in)) return false;
+    cache->ball_type = type;
+    return true;
+}
+
 // The scan reads its arguments by type (a ball for <@, a fingerprint for = and
 // <->) and the index stores the fingerprint as 8 bytes: an operator class
 // with other types is reported, not trusted.
