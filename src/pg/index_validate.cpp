@@ -47,7 +47,7 @@ void simhash_check_column_type(Relation index) {
 bool simhash_reads_argument(Relation index, StrategyNumber strategy, Oid type) {
     if (strategy == kStrategyEqual || strategy == kStrategyDistance) return type == index->rd_opcintype[0];
     if (strategy != kStrategyInBall) return false;
-    simhash_read_meta(index);
+    if (index->rd_amcache == nullptr) simhash_read_meta(index);
     SimhashCache *cache = static_cast<SimhashCache *>(index->rd_amcache);
     if (type == cache->ball_type) return true;
     if (!is_type_read_by(type, simhash_ball_in)) return false;
