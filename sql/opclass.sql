@@ -31,6 +31,16 @@ SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT fp FROM unique_fps WHERE fp > '7fffffffffffffff' ORDER BY fp;
 SELECT fp FROM unique_fps WHERE fp > '7fffffffffffffff' ORDER BY fp;
 RESET enable_seqscan;
+-- equal fingerprints are equal images: B-tree deduplication applies, and an
+-- index of repeated fingerprints is as small as one of the same bigints (it
+-- was 3.2 times larger)
+CREATE TABLE repeated AS
+  SELECT ((i % 10) * 1000)::bigint AS b, ((i % 10) * 1000)::bigint::simhash64 AS fp
+  FROM generate_series(1, 20000) i;
+CREATE INDEX repeated_b ON repeated (b);
+CREATE INDEX repeated_fp ON repeated (fp);
+SELECT pg_relation_size('repeated_fp') = pg_relation_size('repeated_b') AS same_size;
+DROP TABLE repeated;
 -- a hash index on simhash64
 CREATE INDEX fps_hash ON fps USING hash (fp);
 SET enable_seqscan = off;

@@ -28,7 +28,7 @@ SIMHASH_FUNCTION(simhash_feature_hash_text) {
         hash = simhash::jenkins_hash(view);
     else
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("unknown feature hash \"%s\"", hash_name),
+                        errmsg("invalid value for option hash: \"%s\"", hash_name),
                         errhint("The hash option must be \"xxh3\" or \"jenkins\".")));
     PG_RETURN_INT64(static_cast<int64>(hash));
 }

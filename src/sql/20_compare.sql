@@ -66,7 +66,8 @@ CREATE OPERATOR CLASS @extschema@.simhash64_ops
         OPERATOR 4 @extschema@.>= ,
         OPERATOR 5 @extschema@.> ,
         FUNCTION 1 @extschema@.simhash64_cmp(@extschema@.simhash64, @extschema@.simhash64),
-        FUNCTION 2 @extschema@.simhash64_sortsupport(pg_catalog.internal);
+        FUNCTION 2 @extschema@.simhash64_sortsupport(pg_catalog.internal),
+        FUNCTION 4 pg_catalog.btequalimage(pg_catalog.oid);
 
 CREATE OPERATOR CLASS @extschema@.simhash64_ops
     DEFAULT FOR TYPE @extschema@.simhash64 USING hash AS
