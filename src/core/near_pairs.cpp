@@ -270,6 +270,11 @@ void sweep_near_pair_run(const BlockLayout *layout, std::size_t t, const RunEntr
     // Identical values agree on every block: only the table reporting x = 0 pairs them.
     if (!layout || layout->reports_pair(t, 0)) {
         for (std::size_t g = 0; g < groups; ++g) {
+            if (options.spanning) {
+                for (std::size_t x = start[g] + 1; x < start[g + 1]; ++x) out.add(entries[start[g]].row, entries[x].row, 0);
+                poll.tick(start[g + 1] - start[g]);
+                continue;
+            }
             for (std::size_t x = start[g]; x < start[g + 1]; ++x) {
                 for (std::size_t y = x + 1; y < start[g + 1]; ++y) out.add(entries[x].row, entries[y].row, 0);
                 poll.tick(start[g + 1] - x);
@@ -284,6 +289,10 @@ void sweep_near_pair_run(const BlockLayout *layout, std::size_t t, const RunEntr
                 const int d = hamming_distance(x, 0);
                 if (d > options.k) continue;
                 if (!single_table && !layout->reports_pair(t, layout->unpermute(t, x))) continue;
+                if (options.spanning) {
+                    out.add(entries[start[g]].row, entries[start[h]].row, d);
+                    continue;
+                }
                 for (std::size_t a = start[g]; a < start[g + 1]; ++a) {
                     for (std::size_t b = start[h]; b < start[h + 1]; ++b) out.add(entries[a].row, entries[b].row, d);
                     poll.tick(start[h + 1] - start[h]);

@@ -40,6 +40,11 @@ struct NearPairsOptions {
     void (*emit)(void *context, const NearPair *pairs, std::size_t count) = nullptr;
     // Called after each table's sweep with (tables done, tables); may throw.
     void (*progress)(void *context, std::size_t done, std::size_t tables) = nullptr;
+    // sweep_near_pair_run only, for callers that want the clusters: report
+    // just enough pairs to connect what every pair connects (a group of r
+    // identical values as r - 1 pairs, two near groups as one), so that a
+    // fingerprint shared by many rows costs its rows, not their square.
+    bool spanning = false;
 };
 
 // Reports every pair of rows within options.k bits once, in no particular order.
@@ -59,7 +64,8 @@ void find_clusters(const std::uint64_t *fingerprints, std::size_t n, const NearP
 // is reported exactly once, as find_near_pairs does. With layout == nullptr
 // (k = 0) a run is a group of identical fingerprints, passed once.
 // Identical fingerprints are grouped inside the run: pairs of distinct values
-// are checked once each, rows are expanded only into the output.
+// are checked once each, rows are expanded only into the output (or, with
+// options.spanning, not expanded).
 struct RunEntry {
     std::uint64_t value;
     std::uint32_t row;

@@ -145,6 +145,7 @@ void sweep_run(Spill *s, std::size_t t, void (*emit)(void *, const simhash::Near
             options.interrupted = simhash_interrupt_pending;
             options.context = s;
             options.emit = emit;
+            options.spanning = s->parent != nullptr;  // a union-find needs only connectivity
             simhash::sweep_near_pair_run(s->layout, t, s->run, s->run_count, options);
         },
         &failure);

@@ -257,10 +257,11 @@ namespace {
 
 // The streaming search as the PostgreSQL glue runs it: per table, entries
 // sorted by permuted value, cut into runs of equal prefixes.
-std::vector<Triple> run_pairs(const std::vector<std::uint64_t> &fp, int k, int blocks) {
+std::vector<Triple> run_pairs(const std::vector<std::uint64_t> &fp, int k, int blocks, bool spanning = false) {
     std::vector<Triple> out;
     NearPairsOptions o;
     o.k = k;
+    o.spanning = spanning;
     o.context = &out;
     o.emit = collect;
     std::vector<simhash::RunEntry> entries(fp.size());
@@ -336,6 +337,49 @@ TEST(NearPairRuns, StreamingMatchesBruteForce) {
                 EXPECT_EQ(run_pairs(fp, k, blocks), expected) << "k=" << k << " blocks=" << blocks;
         }
     }
+}
+
+// Each row's cluster representative (lowest row) under `pairs`.
+std::vector<std::uint32_t> components(std::size_t n, const std::vector<Triple> &pairs) {
+    std::vector<std::uint32_t> parent(n);
+    std::iota(parent.begin(), parent.end(), 0u);
+    auto root = [&](std::uint32_t x) {
+        while (parent[x] != x) x = parent[x];
+        return x;
+    };
+    for (auto &[a, b, d] : pairs) {
+        std::uint32_t ra = root(a), rb = root(b);
+        parent[std::max(ra, rb)] = std::min(ra, rb);
+    }
+    std::vector<std::uint32_t> rep(n);
+    for (std::uint32_t i = 0; i < n; ++i) rep[i] = root(i);
+    return rep;
+}
+
+TEST(NearPairRuns, SpanningPairsConnectTheSameClusters) {
+    std::mt19937_64 rng(17);
+    for (int k = 0; k <= 6; ++k) {
+        std::size_t n = 100 + rng() % 300;
+        auto fp = clustered(rng, n);
+        for (std::size_t i = 0; i < n; i += 4) fp[i] = fp[1];  // one value under a quarter of the rows
+        std::vector<std::uint32_t> rep_expected, size_expected;
+        brute_clusters(fp, k, rep_expected, size_expected);
+        for (int blocks = std::max(k, 1); blocks <= k + 2; ++blocks) {
+            auto pairs = run_pairs(fp, k, k == 0 ? 0 : blocks, true);
+            EXPECT_EQ(components(n, pairs), rep_expected) << "k=" << k << " blocks=" << blocks;
+            for (auto &[a, b, d] : pairs) EXPECT_LE(simhash::hamming_distance(fp[a], fp[b]), k);
+            if (k == 0) break;
+        }
+    }
+}
+
+TEST(NearPairRuns, SpanningPairsAreLinearInIdenticalRows) {
+    std::vector<std::uint64_t> fp(3000, 0x0123456789abcdefULL);
+    fp.push_back(0x0123456789abcdeeULL);  // one row a bit away
+    EXPECT_EQ(run_pairs(fp, 0, 0, true).size(), fp.size() - 2);
+    // r - 1 pairs in the group, one to the near row
+    EXPECT_EQ(run_pairs(fp, 3, 4, true).size(), fp.size() - 1);
+    EXPECT_EQ(run_pairs(fp, 3, 4, false).size(), fp.size() * (fp.size() - 1) / 2);
 }
 
 TEST(NearPairRuns, RejectsAMismatchedLayout) {
