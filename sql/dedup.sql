@@ -169,6 +169,13 @@ SELECT * FROM simhash_near_pairs('SELECT NULL::int, fp FROM dedup_same');
 SELECT * FROM simhash_near_pairs('DELETE FROM dedup_same RETURNING name, fp');
 SELECT * FROM simhash_near_pairs('WITH d AS (DELETE FROM dedup_same RETURNING name, fp) SELECT * FROM d');
 SELECT * FROM simhash_clusters('SELECT name, fp FROM dedup_same FOR UPDATE');
+-- a row lock anywhere in the query (SPI reported 0A000 for these)
+SELECT * FROM simhash_near_pairs('SELECT * FROM (SELECT name, fp FROM dedup_same FOR UPDATE) s');
+SELECT * FROM simhash_near_pairs('WITH s AS (SELECT name, fp FROM dedup_same FOR SHARE) SELECT * FROM s');
+SELECT * FROM simhash_near_pairs('SELECT name, fp FROM dedup_same WHERE name IN (SELECT name FROM dedup_same FOR KEY SHARE)');
+CREATE VIEW dedup_locked AS SELECT name, fp FROM dedup_same FOR UPDATE;
+SELECT * FROM simhash_clusters('SELECT * FROM dedup_locked');
+DROP VIEW dedup_locked;
 SELECT * FROM simhash_near_pairs('SELECT name, fp INTO dedup_copy FROM dedup_same');
 SELECT * FROM simhash_near_pairs('SELECT name, fp FROM dedup_same; SELECT name, fp FROM dedup_same');
 SELECT * FROM simhash_near_pairs('SELECT name fp FROM');

@@ -6,6 +6,7 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -32,6 +33,19 @@ Oid dedup_simhash64_type(FunctionCallInfo fcinfo) {
 
 // The query must be one plain SELECT that changes nothing: no data-modifying
 // WITH, no FOR UPDATE/SHARE, no SELECT INTO.
+// Whether the query, one of its subqueries or CTEs (a view's included) locks rows.
+static bool locks_rows(Node *node, void *context) {
+    if (node == nullptr) return false;
+    // (PostgreSQL 15 declares the walker without its parameters; void (*)()
+    // converts to and from any function pointer without a warning.)
+    auto walker = reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(locks_rows));
+    if (IsA(node, Query)) {
+        Query *q = castNode(Query, node);
+        return q->rowMarks != NIL || query_tree_walker(q, walker, context, 0);
+    }
+    return expression_tree_walker(node, walker, context);
+}
+
 static void check_query(const char *caller, SPIPlanPtr plan, Oid simhash64_type) {
     List *sources = SPI_plan_get_plan_sources(plan);
     bool read_only_select = list_length(sources) == 1;
@@ -41,7 +55,8 @@ static void check_query(const char *caller, SPIPlanPtr plan, Oid simhash64_type)
         ListCell *lc;
         foreach (lc, source->query_list) {
             Query *q = lfirst_node(Query, lc);
-            if (q->commandType != CMD_SELECT || q->hasModifyingCTE || q->rowMarks != NIL || q->utilityStmt)
+            if (q->commandType != CMD_SELECT || q->hasModifyingCTE || q->utilityStmt ||
+                locks_rows(reinterpret_cast<Node *>(q), nullptr))
                 read_only_select = false;
         }
     }
