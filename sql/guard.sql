@@ -346,6 +346,8 @@ SELECT simhash_unguard('parts', 'fp');
 -- unguarding a partition's cloned trigger is refused: it belongs to the parent
 SELECT simhash_guard('parts', 'fp');
 SELECT pg_temp.error_of($$SELECT simhash_unguard('parts_1', 'fp')$$);
+-- and so is guarding it again (it reported the clone as a trigger of the user's)
+SELECT pg_temp.error_of($$SELECT simhash_guard('parts_1', 'fp')$$);
 
 -- the guard's search uses a simhash index when there is one (no sequential
 -- scan of the table per row), and scans the table without one

@@ -42,6 +42,7 @@ DECLARE
     col_attnum int2;
     existing pg_catalog.name;
     keys text;
+    parent pg_catalog.regclass;
     relkind "char";
 BEGIN
     SELECT c.relkind INTO relkind FROM pg_catalog.pg_class c WHERE c.oid = tbl;
@@ -85,6 +86,15 @@ BEGIN
       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
      WHERE i.indrelid = tbl AND i.indisprimary;
 
+    -- A partition's clone of its parent's guard belongs to the parent.
+    SELECT p.tgrelid INTO parent FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_trigger p ON p.oid = t.tgparentid
+     WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
+       AND t.tgfoid = '@extschema@.simhash_reject_near_duplicates()'::pg_catalog.regprocedure;
+    IF parent IS NOT NULL THEN
+        RAISE EXCEPTION 'simhash_guard: partition "%" is already guarded on column "%" by its partitioned table "%"',
+                        tbl, col, parent
+            USING ERRCODE = 'duplicate_object', HINT = 'Guard and unguard the partitioned table.';
+    END IF;
     -- A trigger of the guard's name that is not col's guard (the user's own,
     -- or another column's) is left alone.
     existing := @extschema@.simhash_guard_trigger(tbl, col);
@@ -128,7 +138,16 @@ CREATE FUNCTION @extschema@.simhash_unguard(tbl pg_catalog.regclass, col pg_cata
 AS $$
 DECLARE
     existing pg_catalog.name := @extschema@.simhash_guard_trigger(tbl, col);
+    parent pg_catalog.regclass;
 BEGIN
+    SELECT p.tgrelid INTO parent FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_trigger p ON p.oid = t.tgparentid
+     WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
+       AND t.tgfoid = '@extschema@.simhash_reject_near_duplicates()'::pg_catalog.regprocedure;
+    IF parent IS NOT NULL THEN
+        RAISE EXCEPTION 'simhash_unguard: the guard of partition "%" on column "%" belongs to its partitioned table "%"',
+                        tbl, col, parent
+            USING ERRCODE = 'dependent_objects_still_exist', HINT = 'Unguard the partitioned table.';
+    END IF;
     IF existing IS NULL THEN
         RAISE EXCEPTION 'simhash_unguard: relation "%" has no simhash guard on column "%"', tbl, col
             USING ERRCODE = 'undefined_object';
