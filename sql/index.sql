@@ -428,6 +428,25 @@ SELECT id FROM parts WHERE fp <@ simhash_ball(fp_of(2500, 1), 3);
 SELECT simhash_index_check(c.oid, true) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
     WHERE i.inhparent = 'parts_fp'::regclass;
 
+-- An exclusion constraint on the index: equal fingerprints conflict (23P01),
+-- near ones and NULLs do not. Its check passes keys without a subtype (every
+-- insert failed with XX000 while the scan required one).
+CREATE TABLE excl (id int, fp simhash64, EXCLUDE USING simhash (fp WITH =));
+INSERT INTO excl VALUES (1, '0123456789abcdef'), (2, '0123456789abcdee'), (3, NULL), (4, NULL);
+INSERT INTO excl VALUES (5, '0123456789abcdef');
+INSERT INTO excl VALUES (5, '0123456789abcdef') ON CONFLICT DO NOTHING;
+UPDATE excl SET fp = '0123456789abcdef' WHERE id = 2;
+SELECT id, fp FROM excl ORDER BY id;
+CREATE TABLE excl_later (id int, fp simhash64);
+INSERT INTO excl_later VALUES (1, '0123456789abcdef'), (2, '0123456789abcdee');
+ALTER TABLE excl_later ADD CONSTRAINT excl_later_fp EXCLUDE USING simhash (fp WITH =);
+INSERT INTO excl_later VALUES (3, '0123456789abcdee');
+INSERT INTO excl_later VALUES (1, 'ffffffffffffffff'), (1, 'fffffffffffffffe');
+ALTER TABLE excl_later DROP CONSTRAINT excl_later_fp;
+INSERT INTO excl_later VALUES (4, '0123456789abcdef');
+ALTER TABLE excl_later ADD CONSTRAINT excl_later_fp EXCLUDE USING simhash (fp WITH =);
+DROP TABLE excl, excl_later;
+
 -- amvalidate passes for the operator class.
 SELECT opcname, amvalidate(c.oid) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod WHERE amname = 'simhash';
 

@@ -593,13 +593,14 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
     return false;
 }
 
-// Search keys are <@ or =, ORDER BY keys <->.
+// Search keys are <@ or =, ORDER BY keys <->. A key without a subtype (an
+// exclusion constraint's check builds such keys) has the column's type.
 void check_argument(Relation index, ScanKey sk, bool ordering) {
-    if ((sk->sk_strategy == kStrategyDistance) != ordering ||
-        !simhash_reads_argument(index, sk->sk_strategy, sk->sk_subtype))
+    Oid type = OidIsValid(sk->sk_subtype) ? sk->sk_subtype : index->rd_opcintype[0];
+    if ((sk->sk_strategy == kStrategyDistance) != ordering || !simhash_reads_argument(index, sk->sk_strategy, type))
         ereport(ERROR, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
                         errmsg("simhash index \"%s\" cannot read an argument of type %s at strategy %d",
-                               RelationGetRelationName(index), format_type_be(sk->sk_subtype), sk->sk_strategy),
+                               RelationGetRelationName(index), format_type_be(type), sk->sk_strategy),
                         errhint("Its operator class fails amvalidate().")));
 }
 
