@@ -29,6 +29,6 @@ SIMHASH_FUNCTION(simhash_feature_hash_text) {
     else
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("invalid value for option hash: \"%s\"", hash_name),
-                        errhint("The hash option must be \"xxh3\" or \"jenkins\".")));
+                        errhint("hash must be \"xxh3\" or \"jenkins\".")));
     PG_RETURN_INT64(static_cast<int64>(hash));
 }
