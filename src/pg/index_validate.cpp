@@ -48,10 +48,11 @@ bool simhash_reads_argument(Relation index, StrategyNumber strategy, Oid type) {
     if (strategy == kStrategyEqual || strategy == kStrategyDistance) return type == index->rd_opcintype[0];
     if (strategy != kStrategyInBall) return false;
     if (index->rd_amcache == nullptr) simhash_read_meta(index);
-    SimhashCache *cache = static_cast<SimhashCache *>(index->rd_amcache);
-    if (type == cache->ball_type) return true;
+    if (type == static_cast<SimhashCache *>(index->rd_amcache)->ball_type) return true;
     if (!is_type_read_by(type, simhash_ball_in)) return false;
-    cache->ball_type = type;
+    // The catalog lookup may have processed invalidations, which free the cache.
+    if (index->rd_amcache == nullptr) simhash_read_meta(index);
+    static_cast<SimhashCache *>(index->rd_amcache)->ball_type = type;
     return true;
 }
 
