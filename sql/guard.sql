@@ -348,6 +348,13 @@ SELECT simhash_guard('parts', 'fp');
 SELECT pg_temp.error_of($$SELECT simhash_unguard('parts_1', 'fp')$$);
 -- and so is guarding it again (it reported the clone as a trigger of the user's)
 SELECT pg_temp.error_of($$SELECT simhash_guard('parts_1', 'fp')$$);
+-- a partition of a partition: the owner named is the table that was guarded
+CREATE TABLE parts_9 PARTITION OF parts FOR VALUES FROM (900) TO (1000) PARTITION BY RANGE (id);
+CREATE TABLE parts_9a PARTITION OF parts_9 FOR VALUES FROM (900) TO (950);
+SELECT pg_temp.error_of($$SELECT simhash_unguard('parts_9a', 'fp')$$);
+SELECT simhash_guard_owner('parts_9a', 'fp') AS leaf, simhash_guard_owner('parts_9', 'fp') AS middle,
+       simhash_guard_owner('parts', 'fp') AS guarded, simhash_guard_owner('parts_9a', 'id') AS other_column;
+DROP TABLE parts_9;
 
 -- the guard's search uses a simhash index when there is one (no sequential
 -- scan of the table per row), and scans the table without one

@@ -34,6 +34,20 @@ CREATE FUNCTION @extschema@.simhash_guard_trigger(tbl pg_catalog.regclass, col p
              ORDER BY t.tgname = @extschema@.simhash_guard_trigger_name(col) DESC
              LIMIT 1);
 
+-- The partitioned table whose guard of col partition tbl carries as a clone
+-- (the top of the chain of clones), or NULL.
+CREATE FUNCTION @extschema@.simhash_guard_owner(tbl pg_catalog.regclass, col pg_catalog.name)
+    RETURNS pg_catalog.regclass LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    RETURN (WITH RECURSIVE chain(parent, relid) AS (
+                SELECT t.tgparentid, t.tgrelid FROM pg_catalog.pg_trigger t
+                 WHERE t.tgrelid = tbl AND t.tgparentid <> 0
+                   AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
+                   AND t.tgfoid = '@extschema@.simhash_reject_near_duplicates()'::pg_catalog.regprocedure
+                UNION ALL
+                SELECT p.tgparentid, p.tgrelid FROM pg_catalog.pg_trigger p JOIN chain c ON p.oid = c.parent)
+            SELECT c.relid::pg_catalog.regclass FROM chain c WHERE c.parent = 0);
+
 CREATE FUNCTION @extschema@.simhash_guard(tbl pg_catalog.regclass, col pg_catalog.name, max_distance pg_catalog.int4 DEFAULT 3)
     RETURNS void LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
@@ -87,9 +101,7 @@ BEGIN
      WHERE i.indrelid = tbl AND i.indisprimary;
 
     -- A partition's clone of its parent's guard belongs to the parent.
-    SELECT p.tgrelid INTO parent FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_trigger p ON p.oid = t.tgparentid
-     WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
-       AND t.tgfoid = '@extschema@.simhash_reject_near_duplicates()'::pg_catalog.regprocedure;
+    parent := @extschema@.simhash_guard_owner(tbl, col);
     IF parent IS NOT NULL THEN
         RAISE EXCEPTION 'simhash_guard: partition "%" is already guarded on column "%" by its partitioned table "%"',
                         tbl, col, parent
@@ -138,11 +150,8 @@ CREATE FUNCTION @extschema@.simhash_unguard(tbl pg_catalog.regclass, col pg_cata
 AS $$
 DECLARE
     existing pg_catalog.name := @extschema@.simhash_guard_trigger(tbl, col);
-    parent pg_catalog.regclass;
+    parent pg_catalog.regclass := @extschema@.simhash_guard_owner(tbl, col);
 BEGIN
-    SELECT p.tgrelid INTO parent FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_trigger p ON p.oid = t.tgparentid
-     WHERE t.tgrelid = tbl AND t.tgname = @extschema@.simhash_guard_trigger_name(col)
-       AND t.tgfoid = '@extschema@.simhash_reject_near_duplicates()'::pg_catalog.regprocedure;
     IF parent IS NOT NULL THEN
         RAISE EXCEPTION 'simhash_unguard: the guard of partition "%" on column "%" belongs to its partitioned table "%"',
                         tbl, col, parent
