@@ -23,6 +23,7 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+#include "entry_sort.hpp"
 #include "key_spill.hpp"
 
 namespace {
@@ -239,10 +240,20 @@ BlockNumber write_tree(Relation index, int table, SortedKeys *keys, sx::Internal
     return a[0].child;
 }
 
+// Room to sort a table's entries by buckets (sx::sort_entries) in memory,
+// when maintenance_work_mem holds a second copy of them.
+struct BucketScratch {
+    sx::EntryKey *entries;  // null: sort by comparison alone
+    Size *ends;
+};
+
 // Sorts `n` keys in memory and writes them as one tree.
-BlockNumber write_sorted_array(Relation index, int table, sx::EntryKey *keys, Size n, sx::InternalEntry *a,
-                               sx::InternalEntry *b) {
-    sort_keys(keys, keys + n);
+BlockNumber write_sorted_array(Relation index, int table, sx::EntryKey *keys, Size n, const BucketScratch &scratch,
+                               sx::InternalEntry *a, sx::InternalEntry *b) {
+    if (scratch.entries)
+        sx::sort_entries(keys, n, scratch.entries, scratch.ends, [] { CHECK_FOR_INTERRUPTS(); });
+    else
+        sort_keys(keys, keys + n);
     ArrayKeys array{keys, keys + n};
     SortedKeys source{next_in_array, &array};
     return write_tree(index, table, &source, a, b);
@@ -303,16 +314,23 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     }
     sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
     sx::InternalEntry *b = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
+    BucketScratch scratch{nullptr, nullptr};
+    if (st.spill == nullptr && st.n + st.nnulls + st.n <= st.budget) {
+        scratch.entries = static_cast<sx::EntryKey *>(MemoryContextAllocHuge(CurrentMemoryContext, Max(st.n, 1) * sizeof(sx::EntryKey)));
+        scratch.ends = static_cast<Size *>(palloc((sx::kSortBuckets + 1) * sizeof(Size)));
+    }
     for (int t = 0; t < meta.tables; ++t) {
         if (st.spill == nullptr) {
             rekey(st.layout, st.buf, st.n, t - 1, t);
-            meta.roots[t] = write_sorted_array(index, t, st.buf, st.n, a, b);
+            meta.roots[t] = write_sorted_array(index, t, st.buf, st.n, scratch, a, b);
         } else
             meta.roots[t] = write_spilled(index, t, st.spill, t, memory, a, b);
         pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, static_cast<int64>(st.rows) * (t + 1));
     }
     if (st.spill == nullptr) {
-        meta.roots[meta.tables] = write_sorted_array(index, meta.tables, null_rows_of(&st), st.nnulls, a, b);
+        // (NULL rows all have key 0: one bucket, nothing to gain.)
+        meta.roots[meta.tables] =
+            write_sorted_array(index, meta.tables, null_rows_of(&st), st.nnulls, BucketScratch{nullptr, nullptr}, a, b);
         pfree(st.buf);
     } else {
         meta.roots[meta.tables] = write_spilled(index, meta.tables, st.spill, meta.tables, memory, a, b);
@@ -320,6 +338,10 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     }
     pfree(a);
     pfree(b);
+    if (scratch.entries) {
+        pfree(scratch.entries);
+        pfree(scratch.ends);
+    }
 
     metabuf = ReadBuffer(index, kMetaBlock);
     LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
