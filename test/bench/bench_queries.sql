@@ -87,4 +87,4 @@ EXPLAIN (COSTS OFF) SELECT fp <-> 1::bigint::simhash64 FROM bench ORDER BY fp <-
 \o
 SELECT bench_put(:'dataset', :n, 'exact_compared', count(*)),
        bench_put(:'dataset', :n, 'exact_differing', count(*) FILTER (WHERE NOT same))
-  FROM exact;
+  FROM exact \g /dev/null
