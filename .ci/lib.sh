@@ -45,8 +45,11 @@ make_user_tree() {
     TREE="$WORK/src"
 }
 
+# C.UTF-8 whatever the caller's locale: with none set (a fresh container or
+# chroot) initdb made an SQL_ASCII cluster, which fails the UTF-8 tests, and a
+# LANG naming a locale that is not installed stopped initdb.
 as_pg() {
-    su postgres -s /bin/bash -c "cd '$TREE' && export PATH='$PG_BIN:$PATH' PGHOST='$WORK' PGPORT='${PGPORT:-5432}'; $*"
+    su postgres -s /bin/bash -c "cd '$TREE' && export LC_ALL=C.UTF-8 PATH='$PG_BIN:$PATH' PGHOST='$WORK' PGPORT='${PGPORT:-5432}'; $*"
 }
 
 # A throwaway cluster on a private socket directory and an unused port.
@@ -54,7 +57,7 @@ start_cluster() {
     PGPORT=${PGPORT:-54329}
     while ss -ltn 2>/dev/null | grep -q ":$PGPORT "; do PGPORT=$((PGPORT + 1)); done
     echo "== starting a throwaway PostgreSQL $PG_MAJOR cluster on port $PGPORT"
-    as_pg "initdb -D '$WORK/data' -U postgres -A trust >/dev/null"
+    as_pg "initdb -D '$WORK/data' -U postgres -A trust --locale=C.UTF-8 --encoding=UTF8 >/dev/null"
     as_pg "pg_ctl -D '$WORK/data' -l '$WORK/server.log' -o \"-p $PGPORT -k '$WORK' -c listen_addresses=''\" -w start >/dev/null"
 }
 

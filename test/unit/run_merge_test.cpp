@@ -59,8 +59,11 @@ TEST(RunMerge, RandomRunsMergeToTheSortedWhole) {
         ASSERT_EQ(out.size(), all.size());
         for (std::size_t i = 0; i < all.size(); ++i) ASSERT_TRUE(same(out[i].first, all[i])) << i;
         // Stable: equal records leave in run order.
-        for (std::size_t i = 1; i < out.size(); ++i)
-            if (same(out[i - 1].first, out[i].first)) ASSERT_LE(out[i - 1].second, out[i].second);
+        for (std::size_t i = 1; i < out.size(); ++i) {
+            if (same(out[i - 1].first, out[i].first)) {
+                ASSERT_LE(out[i - 1].second, out[i].second);
+            }
+        }
     }
 }
 
