@@ -314,9 +314,13 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     }
     sx::InternalEntry *a = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
     sx::InternalEntry *b = static_cast<sx::InternalEntry *>(MemoryContextAllocHuge(CurrentMemoryContext, level_slots * sizeof(sx::InternalEntry)));
+    // Buckets pay from about as many rows as there are buckets, and need a
+    // second copy of the rows and the bucket ends next to the buffer as
+    // allocated (up to twice its rows), all within maintenance_work_mem.
     BucketScratch scratch{nullptr, nullptr};
-    if (st.spill == nullptr && st.n + st.nnulls + st.n <= st.budget) {
-        scratch.entries = static_cast<sx::EntryKey *>(MemoryContextAllocHuge(CurrentMemoryContext, Max(st.n, 1) * sizeof(sx::EntryKey)));
+    const Size scratch_bytes = st.n * sizeof(sx::EntryKey) + (sx::kSortBuckets + 1) * sizeof(Size);
+    if (st.spill == nullptr && st.n >= sx::kSortBuckets && st.cap * sizeof(sx::EntryKey) + scratch_bytes <= memory) {
+        scratch.entries = static_cast<sx::EntryKey *>(MemoryContextAllocHuge(CurrentMemoryContext, st.n * sizeof(sx::EntryKey)));
         scratch.ends = static_cast<Size *>(palloc((sx::kSortBuckets + 1) * sizeof(Size)));
     }
     for (int t = 0; t < meta.tables; ++t) {
