@@ -474,14 +474,18 @@ bool split_packed(const EntryKey *all, std::size_t n, std::size_t limit, std::si
 
 }  // namespace
 
+void merge_segment_and_tail(EntryKey *entries, std::size_t np, std::size_t n, EntryKey *out) noexcept {
+    std::sort(entries + np, entries + n, KeyLess());
+    std::merge(entries, entries + np, entries + np, entries + n, out, KeyLess());
+}
+
 bool leaf_split(const std::uint8_t *area, std::size_t bytes, std::size_t limit, std::size_t capacity,
                 EntryKey *scratch, std::uint8_t *left, std::uint8_t *right, LeafSplit *out) noexcept {
     Leaf leaf(area, bytes);
     std::size_t n = leaf.unpack(scratch), np = leaf.packed_count();
     if (n < 2) return false;
     EntryKey *seg = scratch, *tail = scratch + np, *all = scratch + n;
-    std::sort(tail, scratch + n, KeyLess());
-    std::merge(seg, seg + np, tail, scratch + n, all, key_less);
+    merge_segment_and_tail(scratch, np, n, all);
     std::size_t at;
     if (split_packed(all, n, limit, &at)) {
         out->separator = all[at];

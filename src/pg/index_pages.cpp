@@ -1,8 +1,6 @@
 // Page utilities and the tree insert of the simhash index.
 #include "index.hpp"
 
-#include <algorithm>
-
 extern "C" {
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -74,57 +72,69 @@ Buffer simhash_new_buffer(Relation index) {
     return buf;
 }
 
-enum class LeafRoom { kAppend, kRepack, kSplit };
+// A leaf's entries and one more, unpacked (segment first, sorted, then the
+// tail and the new entry), in palloc'd room for twice as many: the second
+// half takes their merge.
+struct LeafWith {
+    sx::EntryKey *entries;
+    size_t n, np;
+    bool packs;  // all of them fit under the repack limit
+};
 
-// How `key` goes into leaf `page`: appended to the tail if there is room,
-// else the whole leaf repacked with it if that stays under the repack
-// limit, else the leaf must split first.
-static LeafRoom leaf_room(Page page, const sx::EntryKey &key) {
-    if (leaf_bytes(page) + sx::kLeafEntrySize <= page_area_capacity()) return LeafRoom::kAppend;
+static LeafWith leaf_with(Page page, const sx::EntryKey &key) {
     sx::Leaf leaf = page_leaf(page);
+    LeafWith w;
+    w.entries = static_cast<sx::EntryKey *>(palloc(2 * (leaf.size() + 1) * sizeof(sx::EntryKey)));
+    w.n = leaf.unpack(w.entries);
+    w.np = leaf.packed_count();
+    w.entries[w.n++] = key;
     sx::PackSizer sizer;
-    size_t cursor = 0;
-    for (size_t i = 0; i < leaf.size(); ++i) sizer.add(leaf.get(i, &cursor));
-    sizer.add(key);
-    return sizer.bytes() <= leaf_repack_limit() ? LeafRoom::kRepack : LeafRoom::kSplit;
+    for (size_t i = 0; i < w.n; ++i) sizer.add(w.entries[i]);
+    w.packs = sizer.bytes() <= leaf_repack_limit();
+    return w;
+}
+
+static bool tail_has_room(Page page) { return leaf_bytes(page) + sx::kLeafEntrySize <= page_area_capacity(); }
+
+// True when leaf `page` must split before `key` goes in: its tail is full and
+// its entries with `key` do not repack under the limit.
+static bool leaf_must_split(Page page, const sx::EntryKey &key) {
+    if (tail_has_room(page)) return false;
+    LeafWith w = leaf_with(page, key);
+    pfree(w.entries);
+    return !w.packs;
 }
 
 // True when `page` must split before `key` can go below it.
 static bool needs_split(Page page, const sx::EntryKey &key) {
-    if (page_opaque(page)->flags & kPageLeaf) return leaf_room(page, key) == LeafRoom::kSplit;
+    if (page_opaque(page)->flags & kPageLeaf) return leaf_must_split(page, key);
     return internal_count(page) >= internal_capacity();
 }
 
-// Rewrites exclusively locked leaf `buf` with `key` added, every entry packed:
-// a full-page change through GenericXLog, once per tail's worth of appends.
-static void leaf_repack(Relation index, Buffer buf, const sx::EntryKey &key) {
-    sx::Leaf leaf = page_leaf(BufferGetPage(buf));
-    size_t n = leaf.size();
-    sx::EntryKey *all = static_cast<sx::EntryKey *>(palloc((n + 1) * sizeof(sx::EntryKey)));
-    leaf.unpack(all);
-    all[n] = key;
-    std::sort(all, all + n + 1, sx::KeyLess());
-    GenericXLogState *state = GenericXLogStart(index);
-    Page page = GenericXLogRegisterBuffer(state, buf, 0);
-    leaf_set_bytes(page, sx::leaf_write(all, n + 1, nullptr, 0, page_area(page)));
-    GenericXLogFinish(state);
-    pfree(all);
-}
-
-// Puts `key` into exclusively locked leaf `buf`, which needs no split.
-static void leaf_add(Relation index, Buffer buf, const sx::EntryKey &key) {
-    switch (leaf_room(BufferGetPage(buf), key)) {
-        case LeafRoom::kAppend:
-            simhash_leaf_append(index, buf, key);
-            return;
-        case LeafRoom::kRepack:
-            leaf_repack(index, buf, key);
-            return;
-        case LeafRoom::kSplit:
-            break;
+// Puts `key` into exclusively locked leaf `buf`: appended to the tail, or,
+// once per tail's worth of appends, the leaf rewritten with every entry
+// packed (a full-page change through GenericXLog). The leaf is unpacked once
+// for both the decision and the rewrite. False, with nothing changed, when
+// the leaf must split first.
+static bool leaf_try_add(Relation index, Buffer buf, const sx::EntryKey &key) {
+    Page page = BufferGetPage(buf);
+    if (tail_has_room(page)) {
+        simhash_leaf_append(index, buf, key);
+        return true;
     }
-    elog(ERROR, "simhash index \"%s\": leaf %u has no room after its split", RelationGetRelationName(index),
-         BufferGetBlockNumber(buf));
+    LeafWith w = leaf_with(page, key);
+    if (!w.packs) {
+        pfree(w.entries);
+        return false;
+    }
+    sx::EntryKey *sorted = w.entries + w.n;
+    sx::merge_segment_and_tail(w.entries, w.np, w.n, sorted);
+    GenericXLogState *state = GenericXLogStart(index);
+    page = GenericXLogRegisterBuffer(state, buf, 0);
+    leaf_set_bytes(page, sx::leaf_write(sorted, w.n, nullptr, 0, page_area(page)));
+    GenericXLogFinish(state);
+    pfree(w.entries);
+    return true;
 }
 
 pg_attribute_noreturn() void simhash_bad_right_link(Relation index, BlockNumber blk) {
@@ -251,13 +261,9 @@ static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryK
         if (!beyond_high(page, key)) break;
         buf = simhash_step_right(index, buf, BUFFER_LOCK_EXCLUSIVE);
     }
-    if (leaf_room(BufferGetPage(buf), key) == LeafRoom::kSplit) {
-        UnlockReleaseBuffer(buf);
-        return false;
-    }
-    leaf_add(index, buf, key);
+    bool added = leaf_try_add(index, buf, key);
     UnlockReleaseBuffer(buf);
-    return true;
+    return added;
 }
 
 // A leaf's two halves, computed before anything is written or allocated, so
@@ -387,7 +393,9 @@ static void insert_pessimistic(Relation index, BlockNumber root, const sx::Entry
         UnlockReleaseBuffer(buf);
         buf = next;
     }
-    leaf_add(index, buf, key);
+    if (!leaf_try_add(index, buf, key))
+        elog(ERROR, "simhash index \"%s\": leaf %u has no room after its split", RelationGetRelationName(index),
+             BufferGetBlockNumber(buf));
     UnlockReleaseBuffer(buf);
 }
 

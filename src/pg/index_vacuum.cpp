@@ -3,8 +3,6 @@
 // deleted, so no scan can land on a recycled page.
 #include "index.hpp"
 
-#include <algorithm>
-
 extern "C" {
 #include "commands/vacuum.h"
 #include "miscadmin.h"
@@ -56,7 +54,9 @@ extern "C" IndexBulkDeleteResult *simhash_ambulkdelete(IndexVacuumInfo *info, In
     if (stats == nullptr) stats = static_cast<IndexBulkDeleteResult *>(palloc0(sizeof(IndexBulkDeleteResult)));
     SimhashMeta meta = simhash_read_meta(info->index);
     RowCount rows{meta.tables}, removed{meta.tables};
-    sx::EntryKey *scratch = static_cast<sx::EntryKey *>(palloc(kMaxLeafEntries * sizeof(sx::EntryKey)));
+    // The leaf's entries, then room for the survivors' merge.
+    sx::EntryKey *scratch = static_cast<sx::EntryKey *>(palloc(2 * kMaxLeafEntries * sizeof(sx::EntryKey)));
+    sx::EntryKey *merged = scratch + kMaxLeafEntries;
     BlockNumber nblocks = walk_leaves(info, true, [&](Buffer buf) {
         Page page = BufferGetPage(buf);
         sx::Leaf leaf = page_leaf(page);
@@ -74,14 +74,16 @@ extern "C" IndexBulkDeleteResult *simhash_ambulkdelete(IndexVacuumInfo *info, In
             // (no larger than before).
             sx::PackSizer sizer;
             for (size_t i = 0; i < kept; ++i) sizer.add(scratch[i]);
+            const sx::EntryKey *out = scratch;
             if (sizer.bytes() <= leaf_repack_limit()) {
-                std::sort(scratch, scratch + kept, sx::KeyLess());
+                sx::merge_segment_and_tail(scratch, kept_packed, kept, merged);
+                out = merged;
                 kept_packed = kept;
             }
             GenericXLogState *xlog = GenericXLogStart(info->index);
             Page copy = GenericXLogRegisterBuffer(xlog, buf, 0);
-            leaf_set_bytes(copy, sx::leaf_write(scratch, kept_packed, scratch + kept_packed, kept - kept_packed,
-                                                page_area(copy)));
+            leaf_set_bytes(copy,
+                           sx::leaf_write(out, kept_packed, out + kept_packed, kept - kept_packed, page_area(copy)));
             GenericXLogFinish(xlog);
         }
         removed.add(page, n - kept);

@@ -184,6 +184,29 @@ TEST(LeafCodec, SplitFullyPackedNearMedian) {
     for (const EntryKey &e : tail) EXPECT_TRUE(left.contains(e) || right.contains(e));
 }
 
+TEST(LeafCodec, MergeSegmentAndTailEqualsSortingAll) {
+    // Tails of every length a leaf sees, with keys repeated between segment
+    // and tail (the TID breaks the tie) and tails falling before, inside and
+    // after the segment's range.
+    std::mt19937_64 rng(17);
+    for (std::size_t nt : {0u, 1u, 2u, 11u, 90u, 300u}) {
+        for (int shape = 0; shape < 3; ++shape) {
+            std::vector<EntryKey> entries;
+            for (std::uint32_t i = 0; i < 500; ++i)
+                entries.push_back({(rng() % 64) << 40, static_cast<std::uint32_t>(rng() % 4), static_cast<std::uint16_t>(i)});
+            std::sort(entries.begin(), entries.end(), key_less);
+            for (std::size_t j = 0; j < nt; ++j) {
+                std::uint64_t key = shape == 0 ? (rng() % 64) << 40 : shape == 1 ? rng() % 1000 : ~0ull - rng() % 1000;
+                entries.push_back({key, static_cast<std::uint32_t>(rng() % 4), static_cast<std::uint16_t>(1000 + j)});
+            }
+            std::vector<EntryKey> want = entries, got(entries.size());
+            std::sort(want.begin(), want.end(), key_less);
+            merge_segment_and_tail(entries.data(), 500, entries.size(), got.data());
+            for (std::size_t i = 0; i < want.size(); ++i) ASSERT_TRUE(same(got[i], want[i])) << nt << " " << shape << " " << i;
+        }
+    }
+}
+
 TEST(LeafCodec, SplitKeepsTailWhenPackingWidens) {
     // A dense segment (identical keys: 9 bits each) and one far key at each
     // end in the tail: any half holding a far key needs ~80 bits per entry.
