@@ -8,7 +8,7 @@
 #                             [--datasets "random clustered peps"] [--db NAME]
 #
 # --seq-queries 0 skips the sequential scans (and the exactness row), the
-# slowest part at 10M; --insert-seconds 0 skips pgbench; --growth-rows 0 skips
+# slowest part at 10M; --insert-seconds 0 skips pgbench and the VACUUM measure; --growth-rows 0 skips
 # the growth measure (default: min(N, 1M) rows).  The peps data set needs the
 # PEP revisions (PEPS_DIR, see peps_pool.sh); its fingerprint pool is computed
 # once and kept in $PEPS_POOL (default $OUT/peps-pool.csv).
@@ -105,6 +105,22 @@ for ds in $datasets; do
                      bench_put('$ds', $rows, 'insert_' || t || '_wal_bytes', percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_bytes))
               FROM ins_round GROUP BY t" > /dev/null
   psql_db -c "DROP TABLE ins_simhash, ins_btree, ins_round"
+
+  # VACUUM after deleting the same tenth of the rows from fresh copies with
+  # one index each, and from one with no index (the heap's share, the same in
+  # all three): each index is read whole, the simhash index one tree per table.
+  psql_db -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS vac_simhash, vac_btree, vac_heap" \
+    -c "CREATE TABLE vac_simhash AS SELECT fp FROM bench" -c "CREATE TABLE vac_btree AS SELECT fpi FROM bench" \
+    -c "CREATE TABLE vac_heap AS SELECT fpi FROM bench" \
+    -c "CREATE INDEX ON vac_simhash USING simhash (fp) WITH (max_distance = 3)" -c "CREATE INDEX ON vac_btree (fpi)" \
+    -c "VACUUM ANALYZE vac_simhash" -c "VACUUM ANALYZE vac_btree" -c "VACUUM ANALYZE vac_heap" \
+    -c "DELETE FROM vac_simhash WHERE fp::bigint % 10 = 0" -c "DELETE FROM vac_btree WHERE fpi % 10 = 0" \
+    -c "DELETE FROM vac_heap WHERE fpi % 10 = 0" -c "CHECKPOINT"
+  for t in heap btree simhash; do
+    ms=$(psql_db -c '\timing on' -c "VACUUM vac_$t" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
+    psql_db -c "SELECT bench_put('$ds', $rows, 'vacuum_${t}_ms', $ms)" > /dev/null
+  done
+  psql_db -c "DROP TABLE vac_simhash, vac_btree, vac_heap"
 done
 
 psql_db -A -F, -c "SELECT * FROM bench_result ORDER BY 1, 2, 3" > "$out/results-$rows.csv"
