@@ -62,6 +62,25 @@ for ds in $datasets; do
   psql_db -v n="$rows" -v dataset="$ds" -v nq="$nq" -v nseq="$nseq" \
     -v planlog="$out/plans-$ds-$rows.txt" -f "$here/bench_queries.sql"
 
+  # The first query of a new session, planning and execution as EXPLAIN
+  # ANALYZE reports them: the session's catalog (and library) loads, and for
+  # the simhash index its directory read. Median of 20 sessions per method.
+  echo "== $ds: first query of 20 new sessions" >&2
+  for t in simhash btree; do
+    case $t in
+      simhash) kind=near stmt="fp <@ simhash_ball((%s)::simhash64, 3)";;
+      btree) kind=stored stmt="fpi = (%s)";;
+    esac
+    ms=()
+    for q in $(psql_db -At -c "SELECT q FROM bench_q WHERE kind = '$kind' ORDER BY i LIMIT 20"); do
+      # shellcheck disable=SC2059
+      ms+=("$(psql_db -At -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT count(id) FROM bench WHERE $(printf "$stmt" "$q")" \
+              | awk '/^(Planning|Execution) Time:/ { s += $3 } END { print s }')")
+    done
+    psql_db -c "SELECT bench_put('$ds', $rows, 'first_${t}_ms', percentile_cont(0.5) WITHIN GROUP (ORDER BY x))
+                FROM unnest('{$(IFS=,; echo "${ms[*]}")}'::float8[]) x" > /dev/null
+  done
+
   # single-row inserts, 2 clients, into a copy of the data set that has one
   # index: the simhash index, or a B-tree on bigint
   if [ "$grow" -gt 0 ]; then
