@@ -100,28 +100,36 @@ for ds in $datasets; do
     -c "CREATE TABLE ins_simhash AS SELECT fp FROM bench" -c "CREATE TABLE ins_btree AS SELECT fpi FROM bench" \
     -c "CREATE INDEX ON ins_simhash USING simhash (fp) WITH (max_distance = 3)" -c "CREATE INDEX ON ins_btree (fpi)" \
     -c "VACUUM ANALYZE ins_simhash" -c "VACUUM ANALYZE ins_btree" -c "CHECKPOINT" \
-    -c "DROP TABLE IF EXISTS ins_round" -c "CREATE TABLE ins_round (t text, tps float8, wal_bytes float8)"
+    -c "DROP TABLE IF EXISTS ins_round" -c "CREATE TABLE ins_round (t text, tps float8, wal_bytes float8, fpi float8)"
   printf '%s\n' '\set g random(100000000000, 900000000000)' \
     "INSERT INTO ins_simhash (fp) SELECT $gen::simhash64$from;" > "$out/ins_simhash.sql"
   printf '%s\n' '\set g random(100000000000, 900000000000)' \
     "INSERT INTO ins_btree (fpi) SELECT $gen$from;" > "$out/ins_btree.sql"
   # Three rounds in alternating order (B-tree first, then simhash first, ...),
   # because one 10 s run moves by +-25% on a shared machine and the tables grow
-  # as the rounds go; the median of each method is reported. WAL bytes per
-  # inserted row (heap and index together) come from the LSN around each run.
+  # as the rounds go; the median of each method is reported. WAL per inserted
+  # row (heap and index together) comes from the LSN around each run, the
+  # full-page images among it from pg_stat_wal; each round starts at a
+  # checkpoint, so that every round pays the images of the pages it touches
+  # first, and only those.
   for order in "btree simhash" "simhash btree" "btree simhash"; do
     for t in $order; do
-      lsn0=$(psql_db -At -c "SELECT pg_current_wal_insert_lsn()")
+      read -r lsn0 fpi0 < <(psql_db -At -F' ' -c "CHECKPOINT" -c "SELECT pg_current_wal_insert_lsn(), wal_fpi FROM pg_stat_wal")
       # synchronous_commit off: the cost measured is the index, not the WAL flush
-      res=$(PGOPTIONS="-c synchronous_commit=off" pgbench -n -M prepared -c 2 -j 2 -T "$secs" -f "$out/ins_$t.sql" "$db" 2>&1)
+      res=$(PGOPTIONS="-c synchronous_commit=off" pgbench -n -M prepared -c 2 -j 2 -T "$secs" -f "$out/ins_$t.sql" "$db" 2>&1) \
+        || { printf '%s\n' "$res" >&2; exit 1; }
       tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<< "$res")
       done_rows=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<< "$res")
-      psql_db -c "INSERT INTO ins_round VALUES ('$t', $tps,
-                    pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$lsn0') / $done_rows)" > /dev/null
+      [ -n "$tps" ] && [ "${done_rows:-0}" -gt 0 ] || { printf 'pgbench inserted nothing:\n%s\n' "$res" >&2; exit 1; }
+      sleep 1  # the clients' WAL statistics reach pg_stat_wal as they exit
+      psql_db -c "INSERT INTO ins_round SELECT '$t', $tps,
+                    pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$lsn0') / $done_rows,
+                    (wal_fpi - $fpi0)::float8 / $done_rows FROM pg_stat_wal" > /dev/null
     done
   done
   psql_db -c "SELECT bench_put('$ds', $rows, 'insert_' || t || '_tps', percentile_cont(0.5) WITHIN GROUP (ORDER BY tps)),
-                     bench_put('$ds', $rows, 'insert_' || t || '_wal_bytes', percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_bytes))
+                     bench_put('$ds', $rows, 'insert_' || t || '_wal_bytes', percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_bytes)),
+                     bench_put('$ds', $rows, 'insert_' || t || '_fpi', percentile_cont(0.5) WITHIN GROUP (ORDER BY fpi))
               FROM ins_round GROUP BY t" > /dev/null
   psql_db -c "DROP TABLE ins_simhash, ins_btree, ins_round"
 
