@@ -44,8 +44,9 @@ class DeadTids {
     }
 
     bool operator()(ItemPointer tid) {
-        BlockNumber blk = ItemPointerGetBlockNumber(tid);
-        OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+        // (NoCheck: a damaged entry's offset 0 goes to the callback, as before.)
+        BlockNumber blk = ItemPointerGetBlockNumberNoCheck(tid);
+        OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
         if (blk >= blocks_ || off < FirstOffsetNumber || off > MaxHeapTuplesPerPage) return callback_(tid, state_);
         Size slot = Size{blk} * MaxHeapTuplesPerPage + (off - FirstOffsetNumber);
         uint64 *pair = bits_ + 2 * (slot / 64), bit = uint64{1} << (slot % 64);
