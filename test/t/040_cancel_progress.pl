@@ -103,13 +103,17 @@ $node->safe_psql('postgres', q{
 {
 	my $sql = q{SELECT simhash(body, tokens => 'chars') FROM big_doc};
 	my $run_ms;
-	for (1 .. 2)    # the first run reads the document from disk
+	for my $run (1 .. 3)    # the first run reads the document from disk
 	{
 		my $start = time;
 		$node->safe_psql('postgres', $sql);
-		$run_ms = (time - $start) * 1000;
+		my $ms = (time - $start) * 1000;
+		$run_ms = $ms if $run > 1 && (!defined $run_ms || $ms < $run_ms);
 	}
-	my $timeout = int($run_ms * 0.75);
+	# From the faster warm run, and not at its very end: on a shared machine
+	# one run took three quarters of the one before it, and a run that
+	# finishes before its timeout proves nothing.
+	my $timeout = int($run_ms * 0.65);
 	my $start = time;
 	my ($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = $timeout; $sql");
 	my $elapsed = (time - $start) * 1000;
