@@ -9,6 +9,7 @@ extern "C" {
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "postmaster/autovacuum.h"
+#include "utils/memutils.h"
 }
 
 namespace {
@@ -16,31 +17,33 @@ namespace {
 // VACUUM's verdict per heap TID, remembered across the tables: every row has
 // an entry in each of the T tables, and asking the callback (a binary search
 // of VACUUM's dead TIDs) T times per row was 60% of a bulk delete's time at
-// K = 3 in perf. Two bits per heap slot (asked, dead) over the heap's blocks
-// at the start, when they fit VACUUM's memory setting; any other TID is asked
-// every time. The callback's answers do not change during one bulk delete:
-// the dead TIDs stay unused until the heap's next pass.
+// K = 3 in perf. Two bits per heap slot (asked, dead), in chunks of heap
+// blocks allocated as entries first point into them, over the heap's blocks
+// at the start and up to half of VACUUM's memory setting (at most 1 GB: the
+// dead TIDs themselves take up to the setting); any other TID is asked every
+// time. This relies on what core's VACUUM guarantees and the AM API does not
+// state: the callback's answer for a TID does not change during one bulk
+// delete (its dead TIDs stay LP_DEAD until the heap's next pass).
 class DeadTids {
   public:
     DeadTids(IndexVacuumInfo *info, IndexBulkDeleteCallback callback, void *state)
         : callback_(callback), state_(state) {
-        Relation heap = table_open(info->index->rd_index->indrelid, NoLock);
-        BlockNumber blocks = RelationGetNumberOfBlocks(heap);
-        table_close(heap, NoLock);
+        Relation heap = table_open(info->index->rd_index->indrelid, AccessShareLock);
+        blocks_ = RelationGetNumberOfBlocks(heap);
+        table_close(heap, AccessShareLock);
         int memory_kb = IsAutoVacuumWorkerProcess() && autovacuum_work_mem != -1 ? autovacuum_work_mem
                                                                                   : maintenance_work_mem;
-        Size words = 2 * ((Size{blocks} * MaxHeapTuplesPerPage + 63) / 64);
-        if (words * sizeof(uint64) > Size{static_cast<unsigned>(memory_kb)} * 1024) return;
-        bits_ = static_cast<uint64 *>(
-            palloc_extended(words * sizeof(uint64), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO));
-        if (bits_ != nullptr) blocks_ = blocks;
+        Size budget = Min(Size{static_cast<unsigned>(memory_kb)} * 1024 / 2, MaxAllocSize);
+        chunks_left_ = budget / kChunkBytes;
+        Size nchunks = (Size{blocks_} + kChunkBlocks - 1) / kChunkBlocks;
+        chunks_ = static_cast<uint64 **>(palloc0(Max(nchunks, Size{1}) * sizeof(uint64 *)));
     }
     // No destructor: an ERROR longjmps past this frame, and the memory
-    // context frees the bits then.
+    // context frees the chunks then.
     void release() {
-        if (bits_ != nullptr) pfree(bits_);
-        bits_ = nullptr;
-        blocks_ = 0;
+        for (Size i = 0; i < (Size{blocks_} + kChunkBlocks - 1) / kChunkBlocks; ++i)
+            if (chunks_[i] != nullptr) pfree(chunks_[i]);
+        pfree(chunks_);
     }
 
     bool operator()(ItemPointer tid) {
@@ -48,8 +51,14 @@ class DeadTids {
         BlockNumber blk = ItemPointerGetBlockNumberNoCheck(tid);
         OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
         if (blk >= blocks_ || off < FirstOffsetNumber || off > MaxHeapTuplesPerPage) return callback_(tid, state_);
-        Size slot = Size{blk} * MaxHeapTuplesPerPage + (off - FirstOffsetNumber);
-        uint64 *pair = bits_ + 2 * (slot / 64), bit = uint64{1} << (slot % 64);
+        uint64 *&chunk = chunks_[blk / kChunkBlocks];
+        if (chunk == nullptr) {
+            if (chunks_left_ == 0) return callback_(tid, state_);
+            chunk = static_cast<uint64 *>(palloc0(kChunkBytes));
+            --chunks_left_;
+        }
+        Size slot = Size{blk % kChunkBlocks} * MaxHeapTuplesPerPage + (off - FirstOffsetNumber);
+        uint64 *pair = chunk + 2 * (slot / 64), bit = uint64{1} << (slot % 64);
         if (!(pair[0] & bit)) {
             pair[0] |= bit;
             if (callback_(tid, state_)) pair[1] |= bit;
@@ -58,10 +67,15 @@ class DeadTids {
     }
 
   private:
+    static constexpr Size kChunkBlocks = 1024;
+    // per 64 slots: the asked word, then the dead word (74,496 bytes)
+    static constexpr Size kChunkBytes = 2 * sizeof(uint64) * ((kChunkBlocks * MaxHeapTuplesPerPage + 63) / 64);
+
     IndexBulkDeleteCallback callback_;
     void *state_;
     BlockNumber blocks_ = 0;
-    uint64 *bits_ = nullptr;  // per 64 slots: the asked word, then the dead word
+    uint64 **chunks_ = nullptr;
+    Size chunks_left_ = 0;
 };
 
 // Walks every page in block order until no new page appeared behind us: a
