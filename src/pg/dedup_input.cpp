@@ -31,8 +31,6 @@ Oid dedup_simhash64_type(FunctionCallInfo fcinfo) {
     return type;
 }
 
-// The query must be one plain SELECT that changes nothing: no data-modifying
-// WITH, no FOR UPDATE/SHARE, no SELECT INTO.
 // Whether the query, one of its subqueries or CTEs (a view's included) locks rows.
 static bool locks_rows(Node *node, void *context) {
     if (node == nullptr) return false;
@@ -46,6 +44,8 @@ static bool locks_rows(Node *node, void *context) {
     return expression_tree_walker(node, walker, context);
 }
 
+// The query must be one plain SELECT that changes nothing: no data-modifying
+// WITH, no FOR UPDATE/SHARE anywhere in it, no SELECT INTO.
 static void check_query(const char *caller, SPIPlanPtr plan, Oid simhash64_type) {
     List *sources = SPI_plan_get_plan_sources(plan);
     bool read_only_select = list_length(sources) == 1;
