@@ -203,5 +203,14 @@ inline KeyRange prefix_range(std::uint64_t key, int bits) noexcept {
 // tables: above 1 a sweep of one table is cheaper than the probes.
 double probe_fraction(const Layout &l, int k) noexcept;
 
+// The order in which a query's probes run. A later probe skips the subtrees
+// whose keys all lie in an earlier probe's prefix (those rows are reported
+// there), which it can tell only once the subtree's shared key bits cover
+// that prefix: so the earlier prefixes should lead the later tables' keys
+// after their own. Rotations (table t's blocks t, t + 1, ...) run backwards
+// for that; the other layouts, whose tables list the remaining blocks in
+// ascending order, run forwards.
+void probe_order(const Layout &l, int *tables) noexcept;
+
 }  // namespace index
 }  // namespace simhash

@@ -149,6 +149,9 @@ struct Pass {
     // The probe passes of the same collect() run before this one (see found_earlier).
     const Pass *earlier = nullptr;
     int nearlier = 0;
+    // A probe's prefix as fingerprint bits: the rows it reports are those
+    // whose fingerprint has fp_prefix under fp_mask.
+    uint64 fp_mask = 0, fp_prefix = 0;
 };
 
 // Whether an earlier probe pass of the same scan reports the row of `fp`:
@@ -160,9 +163,23 @@ struct Pass {
 // before the scan began (a dirty snapshot can see an insert that has reached
 // only some tables, hence `earlier` is set for MVCC scans only).
 bool found_earlier(const Pass &p, uint64 fp) {
+    for (int u = 0; u < p.nearlier; ++u)
+        if (((fp ^ p.earlier[u].fp_prefix) & p.earlier[u].fp_mask) == 0) return true;
+    return false;
+}
+
+// found_earlier for every key in [a, b]: the bits the keys share fix an
+// earlier probe's whole prefix to the query's. Where many rows share bits
+// that lead one table's keys and trail another's, the second probe's range
+// is as wide as the first's, but its subtrees lie inside the first's prefix.
+bool all_found_earlier(const Pass &p, uint64 a, uint64 b) {
+    if (p.nearlier == 0 || a >> 63 != b >> 63) return false;
+    uint64 shared_key = a == b ? ~uint64{0} : ~uint64{0} << (64 - __builtin_clzll(a ^ b));
+    uint64 shared = sx::table_fingerprint(*p.layout, p.table, shared_key);
+    uint64 fp = sx::table_fingerprint(*p.layout, p.table, a);
     for (int u = 0; u < p.nearlier; ++u) {
-        uint64 key = sx::table_key(*p.layout, p.earlier[u].table, fp);
-        if (key >= p.earlier[u].lo && key <= p.earlier[u].hi) return true;
+        const Pass &e = p.earlier[u];
+        if ((e.fp_mask & ~shared) == 0 && ((fp ^ e.fp_prefix) & e.fp_mask) == 0) return true;
     }
     return false;
 }
@@ -250,7 +267,8 @@ Buffer read_child(Relation index, const Child &c) {
 
 bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
     uint64 last = c.has_high ? c.high.key : ~uint64{0};
-    return last < p.lo || c.low.key > p.hi || prunable(p, current_radius(p, st), c.low.key, last);
+    return last < p.lo || c.low.key > p.hi || prunable(p, current_radius(p, st), c.low.key, last) ||
+           all_found_earlier(p, c.low.key, last);
 }
 
 void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buffer first);
@@ -415,13 +433,19 @@ void collect(Relation index, ScanState *st, uint64 center, int radius, int above
     Pass passes[sx::kMaxTables];
     int npasses = 0;
     if (radius <= meta.max_distance && sx::probe_fraction(layout, radius) < 1.0) {
-        for (int t = 0; t < meta.tables; ++t) {
+        int order[sx::kMaxTables];
+        sx::probe_order(layout, order);
+        for (int i = 0; i < meta.tables; ++i) {
+            int t = order[i];
             uint64 qkey = sx::table_key(layout, t, center);
             sx::KeyRange r = sx::prefix_range(qkey, sx::prefix_bits(layout, t, radius));
-            passes[npasses++] = {index, &layout, t, r.lo, r.hi, qkey, radius, above, upto, 0};
+            Pass &p = passes[npasses++];
+            p = {index, &layout, t, r.lo, r.hi, qkey, radius, above, upto, 0};
+            p.fp_mask = sx::table_fingerprint(layout, t, ~(r.lo ^ r.hi));
+            p.fp_prefix = sx::table_fingerprint(layout, t, r.lo);
             if (st->mvcc) {
-                passes[t].earlier = passes;
-                passes[t].nearlier = t;
+                p.earlier = passes;
+                p.nearlier = i;
             }
         }
     } else {

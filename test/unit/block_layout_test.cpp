@@ -251,3 +251,30 @@ TEST(BlockLayout, ProbeFraction) {
     EXPECT_TRUE(std::isinf(probe_fraction(make_layout(3, 4), 4)));
     EXPECT_GT(probe_fraction(make_layout(32, 33), 32), 1.0);
 }
+
+// Each probe after the first can skip subtrees on an earlier probe's prefix
+// once the subtree's keys share one block beyond the probe's own prefix.
+TEST(BlockLayout, ProbeOrderPutsEarlierPrefixesNextInLaterKeys) {
+    auto blocks_of = [](const Layout &l, int t, int n) {
+        std::uint64_t set = 0;
+        for (int i = 0; i < n; ++i) set |= std::uint64_t{1} << l.order[t][i];
+        return set;
+    };
+    for (int k = 1; k <= kMaxIndexDistance; ++k)
+        for (int blocks = k + 1; blocks <= kMaxIndexBlocks; ++blocks) {
+            if (index_layout_tables(k, blocks) == 0) continue;
+            Layout l = make_layout(k, blocks);
+            int order[kMaxTables];
+            probe_order(l, order);
+            std::uint64_t seen = 0;
+            for (int i = 0; i < l.tables; ++i) seen |= std::uint64_t{1} << order[i];
+            EXPECT_EQ(seen, l.tables == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << l.tables) - 1);
+            int m = l.guaranteed[k];
+            for (int i = 1; i < l.tables; ++i) {
+                std::uint64_t known = blocks_of(l, order[i], m + 1);
+                bool covered = false;
+                for (int j = 0; j < i && !covered; ++j) covered = (blocks_of(l, order[j], m) & ~known) == 0;
+                EXPECT_TRUE(covered) << "k " << k << " blocks " << blocks << " probe " << i;
+            }
+        }
+}
