@@ -158,12 +158,13 @@ char *Tokenizer::grow(std::size_t extra) {
 namespace {
 
 struct AsciiMasks {
-    std::uint64_t non_ascii, word, letter, upper;
+    std::uint64_t non_ascii, word, letter;
 };
 
-// Bit i of each mask describes byte i of the 64 at p.
-AsciiMasks ascii_masks(const unsigned char *p) {
-    AsciiMasks m{0, 0, 0, 0};
+// Bit i of each mask describes byte i of the 64 at p; `lower` receives the 64
+// bytes with ASCII capitals lower-cased.
+AsciiMasks ascii_masks(const unsigned char *p, char *lower) {
+    AsciiMasks m{0, 0, 0};
     for (int k = 0; k < 4; ++k) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16 * k));
         // x in [0, limit] as unsigned bytes: min(x, limit) == x.
@@ -175,11 +176,12 @@ AsciiMasks ascii_masks(const unsigned char *p) {
         const __m128i upper = in_range(v, 'A', 25);
         const __m128i word =
             _mm_or_si128(letter, _mm_or_si128(in_range(v, '0', 9), _mm_cmpeq_epi8(v, _mm_set1_epi8('_'))));
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(lower + 16 * k),
+                         _mm_or_si128(v, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
         const int shift = 16 * k;
         m.non_ascii |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(v))) << shift;
         m.word |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(word))) << shift;
         m.letter |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(letter))) << shift;
-        m.upper |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(upper))) << shift;
     }
     return m;
 }
@@ -187,11 +189,12 @@ AsciiMasks ascii_masks(const unsigned char *p) {
 }  // namespace
 
 // 64 ASCII bytes at a time, word boundaries from bit masks instead of a branch
-// per byte. Only with no word in progress. Returns where the byte-wise path
+// per byte, and words handed over from a lower-cased copy of the block: no
+// branch on capitals, no copy per capitalized word. Only with no word in progress. Returns where the byte-wise path
 // must go on: p + 64, or the start of a run that may continue past the block;
 // nullptr when the block holds non-ASCII bytes.
 const unsigned char *Tokenizer::ascii_block(const unsigned char *p) {
-    const AsciiMasks m = ascii_masks(p);
+    const AsciiMasks m = ascii_masks(p, lower_);
     if (m.non_ascii != 0) return nullptr;
     std::uint64_t w = m.word;
     while (w != 0) {
@@ -203,15 +206,7 @@ const unsigned char *Tokenizer::ascii_block(const unsigned char *p) {
         const std::uint64_t run = ((std::uint64_t{1} << length) - 1) << start;
         w &= ~run;
         if ((m.letter & run) == 0) continue;  // a number
-        const char *word = reinterpret_cast<const char *>(p + start);
-        if ((m.upper & run) == 0) {
-            sink_.word(std::string_view(word, static_cast<std::size_t>(length)));
-        } else {
-            char *out = grow(static_cast<std::size_t>(length));
-            for (int i = 0; i < length; ++i) out[i] = kAscii.lower[static_cast<unsigned char>(word[i])];
-            has_letter_ = true;
-            end_word();
-        }
+        sink_.word(std::string_view(lower_ + start, static_cast<std::size_t>(length)));
     }
     return p + 64;
 }

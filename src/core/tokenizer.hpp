@@ -41,6 +41,7 @@ private:
     const unsigned char *feed_non_ascii(const unsigned char *p, const unsigned char *end);
 #ifdef __SSE2__
     const unsigned char *ascii_block(const unsigned char *p);
+    char lower_[64];  // ascii_block's block, lower-cased
 #endif
     char *grow(std::size_t extra);
 
