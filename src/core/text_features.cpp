@@ -298,6 +298,21 @@ public:
         if (words_ >= n_) emit_shingle(static_cast<std::size_t>(words_ - n_), n_);
     }
 
+    // The default form (words, no stop words, n = 1) makes its checks and its
+    // poll once per batch, then feeds the words straight to the collector; the
+    // others go word by word.
+    void words(const std::string_view *w, std::size_t count) override {
+        if (chars_ || stop_words_ || n_ != 1) {
+            WordSink::words(w, count);
+            return;
+        }
+        std::size_t bytes = 0;
+        for (std::size_t i = 0; i < count; ++i) bytes += w[i].size() + kFeatureCost;
+        unchecked_bytes_ += bytes;
+        if (unchecked_bytes_ > kCheckBytes) poll();
+        for (std::size_t i = 0; i < count; ++i) collector_.feature(w[i]);
+    }
+
     void text(std::string_view run) override { tokenizer_.feed(run); }
     void separator() override { tokenizer_.separator(); }
 

@@ -189,26 +189,39 @@ AsciiMasks ascii_masks(const unsigned char *p, char *lower) {
 }  // namespace
 
 // 64 ASCII bytes at a time, word boundaries from bit masks instead of a branch
-// per byte, and words handed over from a lower-cased copy of the block: no
-// branch on capitals, no copy per capitalized word. Only with no word in progress. Returns where the byte-wise path
-// must go on: p + 64, or the start of a run that may continue past the block;
-// nullptr when the block holds non-ASCII bytes.
+// per byte, and words taken from a lower-cased copy of the block: no branch on
+// capitals, no copy per capitalized word. Only with no word in progress.
+// Returns where the byte-wise path must go on: p + 64, or the start of a run
+// that may continue past the block; nullptr when the block holds non-ASCII bytes.
 const unsigned char *Tokenizer::ascii_block(const unsigned char *p) {
-    const AsciiMasks m = ascii_masks(p, lower_);
+    // A block holds at most 32 words.
+    if (blocks_ == kBatchBlocks || batched_ > kBatchWords - 32) flush();
+    char *const lower = lower_ + 64 * blocks_;
+    const AsciiMasks m = ascii_masks(p, lower);
     if (m.non_ascii != 0) return nullptr;
+    ++blocks_;
     std::uint64_t w = m.word;
-    while (w != 0) {
-        const int start = __builtin_ctzll(w);
-        const std::uint64_t after = ~(w >> start);  // 0 where the run goes on
-        if (after == 0) return p;                      // one run fills the block
-        const int length = __builtin_ctzll(after);
-        if (start + length == 64) return p + start;    // it may continue past the block
-        const std::uint64_t run = ((std::uint64_t{1} << length) - 1) << start;
-        w &= ~run;
-        if ((m.letter & run) == 0) continue;  // a number
-        sink_.word(std::string_view(lower_ + start, static_cast<std::size_t>(length)));
+    const unsigned char *resume = p + 64;
+    if (w >> 63) {
+        if (~w == 0) return p;  // one run fills the block
+        const int last = 64 - __builtin_clzll(~w);
+        resume = p + last;
+        w &= (std::uint64_t{1} << last) - 1;
     }
-    return p + 64;
+    // First and last byte of every run, walked as two independent bit sets: the
+    // loop carries no chain of dependent instructions from one word to the next.
+    std::uint64_t starts = w & ~(w << 1), ends = w & ~(w >> 1);
+    std::size_t n = batched_;
+    while (starts != 0) {
+        const int first = __builtin_ctzll(starts), last = __builtin_ctzll(ends);
+        starts &= starts - 1;
+        ends &= ends - 1;
+        const std::uint64_t run = (std::uint64_t{2} << last) - (std::uint64_t{1} << first);
+        batch_[n] = std::string_view(lower + first, static_cast<std::size_t>(last - first + 1));
+        n += (m.letter & run) != 0;  // a number is no word
+    }
+    batched_ = n;
+    return resume;
 }
 #endif
 
@@ -253,7 +266,7 @@ void Tokenizer::feed(std::string_view piece) {
             // sink without a copy unless it has capitals to fold.
             if (!(seen & kLetter)) continue;
             if (!(seen & kUpper)) {
-                sink_.word(std::string_view(reinterpret_cast<const char *>(start), n));
+                batch(std::string_view(reinterpret_cast<const char *>(start), n));
                 continue;
             }
         }
@@ -262,6 +275,15 @@ void Tokenizer::feed(std::string_view piece) {
         for (const auto *q = start; q < p; ++q) *out++ = kAscii.lower[*q];
         if (length_ == n && p < end && cls == kSep) end_word();
     }
+    flush();
+}
+
+void Tokenizer::flush() {
+    if (batched_ != 0) sink_.words(batch_.data(), batched_);
+    batched_ = 0;
+#ifdef __SSE2__
+    blocks_ = 0;
+#endif
 }
 
 const unsigned char *Tokenizer::feed_non_ascii(const unsigned char *p, const unsigned char *end) {
@@ -282,6 +304,7 @@ const unsigned char *Tokenizer::feed_non_ascii(const unsigned char *p, const uns
 
 void Tokenizer::end_word() {
     if (has_letter_) {
+        flush();  // the words before this one
         const std::string_view word(word_.data(), length_);
         if (non_ascii_) {
             fold_into(word, folded_, utf16_, utf16_folded_, interrupted_);

@@ -4,6 +4,8 @@
 // given with full Unicode case folding. Everything else, including invalid
 // UTF-8, separates words.
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,6 +19,11 @@ namespace simhash {
 class WordSink {
 public:
     virtual void word(std::string_view folded) = 0;
+    // Consecutive words in text order, valid for the call only. A sink that
+    // can do better than a call per word overrides it.
+    virtual void words(const std::string_view *folded, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) word(folded[i]);
+    }
 
 protected:
     ~WordSink() = default;
@@ -37,16 +44,30 @@ public:
     }
 
 private:
+    // Most words are handed over in batches: one virtual call per batch instead
+    // of per word, and sinks see enough words at once to reorder their work.
+    static constexpr std::size_t kBatchWords = 256;
+    void batch(std::string_view word) {
+        batch_[batched_++] = word;
+        if (batched_ == kBatchWords) flush();
+    }
+    void flush();
     void end_word();
     const unsigned char *feed_non_ascii(const unsigned char *p, const unsigned char *end);
 #ifdef __SSE2__
     const unsigned char *ascii_block(const unsigned char *p);
-    char lower_[64];  // ascii_block's block, lower-cased
+    // ascii_block's blocks, lower-cased, for as long as the batch refers to them.
+    static constexpr std::size_t kBatchBlocks = 32;
+    char lower_[kBatchBlocks * 64];
+    std::size_t blocks_ = 0;
 #endif
     char *grow(std::size_t extra);
 
     WordSink &sink_;
     const InterruptCheck interrupted_;
+    // Views into the piece being fed or into lower_: flushed before feed() returns.
+    std::array<std::string_view, kBatchWords> batch_;
+    std::size_t batched_ = 0;
     // The current word: ASCII already lower-cased, other code points as they came.
     // A plain buffer: std::string's resize zero-fills, which showed in profiles.
     std::vector<char> word_;
