@@ -157,6 +157,19 @@ TEST(Tokenizer, MixedTextMatchesReference) {
     }
 }
 
+// Words are handed over in batches of up to 256, flushed before a word taken
+// another way (capitals across a block edge, non-ASCII): many batches per text,
+// each word in its place.
+TEST(Tokenizer, BatchesKeepTextOrder) {
+    std::mt19937 rng(11);
+    const std::vector<std::string> pieces = {"a ", "be ", "Cat ", "dogs. ", "12 ", "x_y ", "é ", "Straße ", "日本 "};
+    for (int round = 0; round < 20; ++round) {
+        std::string text;
+        for (int i = 0; i < 5000; ++i) text += pieces[rng() % (round % 2 ? pieces.size() : 5)];
+        EXPECT_EQ(words(text), reference_words(text));
+    }
+}
+
 // The 64-byte block path: words of every length at every offset, including
 // runs that cross a block edge or fill a whole block.
 TEST(Tokenizer, BlockEdges) {
