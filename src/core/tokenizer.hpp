@@ -47,9 +47,10 @@ private:
     // Most words are handed over in batches: one virtual call per batch instead
     // of per word, and sinks see enough words at once to reorder their work.
     static constexpr std::size_t kBatchWords = 256;
+    // (ascii_block may leave the batch full.)
     void batch(std::string_view word) {
-        batch_[batched_++] = word;
         if (batched_ == kBatchWords) flush();
+        batch_[batched_++] = word;
     }
     void flush();
     void end_word();

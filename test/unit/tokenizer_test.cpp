@@ -197,3 +197,12 @@ TEST(Tokenizer, IcuKnowsTheSchemeUnicodeVersion) {
     u_getUnicodeVersion(v);
     EXPECT_TRUE(v[0] > simhash::kUnicodeMajor || (v[0] == simhash::kUnicodeMajor && v[1] >= simhash::kUnicodeMinor));
 }
+
+// A batch filled by the block path (8 blocks of 32 words), then words of the
+// byte-wise path: they were written past the batch's end.
+TEST(Tokenizer, FullBatchThenByteWiseWord) {
+    std::string text;
+    for (int i = 0; i < 8 * 32; ++i) text += "a ";
+    text += "tail and more words here ";
+    EXPECT_EQ(words(text), reference_words(text));
+}
