@@ -208,8 +208,9 @@ double probe_fraction(const Layout &l, int k) noexcept;
 // there), which it can tell only once the subtree's shared key bits cover
 // that prefix: so the earlier prefixes should lead the later tables' keys
 // after their own. Rotations (table t's blocks t, t + 1, ...) run backwards
-// for that; the other layouts, whose tables list the remaining blocks in
-// ascending order, run forwards.
+// for that; the other layouts run forwards: the combinations list the
+// remaining blocks in ascending order, and a two-level table starts with its
+// top group, as the tables before it in that group do.
 void probe_order(const Layout &l, int *tables) noexcept;
 
 }  // namespace index

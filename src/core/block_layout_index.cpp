@@ -107,7 +107,8 @@ int min_prefix_bits(const Layout &l, int k) noexcept {
 
 void probe_order(const Layout &l, int *tables) noexcept {
     bool rotation = l.tables == l.blocks && l.blocks > 1;
-    for (int t = 0; t < l.tables && rotation; ++t) rotation = l.order[t][1] == (l.order[t][0] + 1) % l.blocks;
+    for (int t = 0; t < l.tables && rotation; ++t)
+        for (int i = 0; i < l.blocks && rotation; ++i) rotation = l.order[t][i] == (t + i) % l.blocks;
     for (int i = 0; i < l.tables; ++i) tables[i] = rotation ? l.tables - 1 - i : i;
 }
 

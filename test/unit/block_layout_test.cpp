@@ -252,29 +252,51 @@ TEST(BlockLayout, ProbeFraction) {
     EXPECT_GT(probe_fraction(make_layout(32, 33), 32), 1.0);
 }
 
-// Each probe after the first can skip subtrees on an earlier probe's prefix
-// once the subtree's keys share one block beyond the probe's own prefix.
+// A later probe skips subtrees on an earlier probe's prefix once the keys it
+// reads reveal that prefix whole: for single-level layouts, one block beyond
+// the probe's own prefix; for every layout, no later than in forward or
+// backward table order.
 TEST(BlockLayout, ProbeOrderPutsEarlierPrefixesNextInLaterKeys) {
     auto blocks_of = [](const Layout &l, int t, int n) {
         std::uint64_t set = 0;
         for (int i = 0; i < n; ++i) set |= std::uint64_t{1} << l.order[t][i];
         return set;
     };
+    // Blocks beyond probe i's own prefix its key reveals before some earlier prefix is whole.
+    auto reveal = [&](const Layout &l, const int *order, int i) {
+        const int m = l.guaranteed[l.max_distance];
+        for (int extra = 0; m + extra <= l.blocks; ++extra)
+            for (int j = 0; j < i; ++j)
+                if ((blocks_of(l, order[j], m) & ~blocks_of(l, order[i], m + extra)) == 0) return extra;
+        return l.blocks;
+    };
+    auto total = [&](const Layout &l, const int *order) {
+        int sum = 0;
+        for (int i = 1; i < l.tables; ++i) sum += reveal(l, order, i);
+        return sum;
+    };
+    std::vector<Layout> layouts;
     for (int k = 1; k <= kMaxIndexDistance; ++k)
-        for (int blocks = k + 1; blocks <= kMaxIndexBlocks; ++blocks) {
-            if (index_layout_tables(k, blocks) == 0) continue;
-            Layout l = make_layout(k, blocks);
-            int order[kMaxTables];
-            probe_order(l, order);
-            std::uint64_t seen = 0;
-            for (int i = 0; i < l.tables; ++i) seen |= std::uint64_t{1} << order[i];
-            EXPECT_EQ(seen, l.tables == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << l.tables) - 1);
-            int m = l.guaranteed[k];
-            for (int i = 1; i < l.tables; ++i) {
-                std::uint64_t known = blocks_of(l, order[i], m + 1);
-                bool covered = false;
-                for (int j = 0; j < i && !covered; ++j) covered = (blocks_of(l, order[j], m) & ~known) == 0;
-                EXPECT_TRUE(covered) << "k " << k << " blocks " << blocks << " probe " << i;
-            }
+        for (int blocks = k + 1; blocks <= kMaxIndexBlocks; ++blocks)
+            if (index_layout_tables(k, blocks) > 0) layouts.push_back(make_layout(k, blocks));
+    const std::size_t single_level = layouts.size();
+    for (int k = kMinTwoLevelDistance; k <= kMaxTwoLevelDistance; ++k) layouts.push_back(make_two_level_layout(k));
+    for (std::size_t n = 0; n < layouts.size(); ++n) {
+        const Layout &l = layouts[n];
+        int order[kMaxTables], forward[kMaxTables], backward[kMaxTables];
+        probe_order(l, order);
+        std::uint64_t seen = 0;
+        for (int i = 0; i < l.tables; ++i) {
+            seen |= std::uint64_t{1} << order[i];
+            forward[i] = i;
+            backward[i] = l.tables - 1 - i;
         }
+        EXPECT_EQ(seen, l.tables == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << l.tables) - 1);
+        EXPECT_LE(total(l, order), total(l, forward)) << "k " << l.max_distance << " blocks " << l.blocks;
+        EXPECT_LE(total(l, order), total(l, backward)) << "k " << l.max_distance << " blocks " << l.blocks;
+        if (n < single_level) {
+            for (int i = 1; i < l.tables; ++i)
+                EXPECT_LE(reveal(l, order, i), 1) << "k " << l.max_distance << " blocks " << l.blocks << " probe " << i;
+        }
+    }
 }
