@@ -306,11 +306,8 @@ public:
             WordSink::words(w, count);
             return;
         }
-        std::size_t bytes = 0;
-        for (std::size_t i = 0; i < count; ++i) bytes += w[i].size() + kFeatureCost;
-        unchecked_bytes_ += bytes;
-        if (unchecked_bytes_ > kCheckBytes) poll();
-        for (std::size_t i = 0; i < count; ++i) collector_.feature(w[i]);
+        // (Polled per word all the same: in HTML mode a word can be a whole text run.)
+        for (std::size_t i = 0; i < count; ++i) emit(w[i]);
     }
 
     void text(std::string_view run) override { tokenizer_.feed(run); }

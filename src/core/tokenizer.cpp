@@ -278,12 +278,15 @@ void Tokenizer::feed(std::string_view piece) {
     flush();
 }
 
+// Empty before the sink runs: a sink that throws (a cancel) leaves no views
+// behind into a piece that is gone.
 void Tokenizer::flush() {
-    if (batched_ != 0) sink_.words(batch_.data(), batched_);
+    const std::size_t n = batched_;
     batched_ = 0;
 #ifdef __SSE2__
     blocks_ = 0;
 #endif
+    if (n != 0) sink_.words(batch_.data(), n);
 }
 
 const unsigned char *Tokenizer::feed_non_ascii(const unsigned char *p, const unsigned char *end) {
