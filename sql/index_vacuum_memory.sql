@@ -6,7 +6,8 @@
 -- heap slots hold other rows: an entry VACUUM left behind would point at them.
 SET client_min_messages = warning;
 
-CREATE TABLE wide (id int, fp simhash64, pad text);
+-- (No autovacuum: it would clean up with its own memory before our VACUUM.)
+CREATE TABLE wide (id int, fp simhash64, pad text) WITH (autovacuum_enabled = off);
 ALTER TABLE wide ALTER COLUMN pad SET STORAGE PLAIN;
 -- random, then 200 families of 15 members 1-3 bits from their centre
 INSERT INTO wide SELECT i, hashint8extended(i, 21)::simhash64, repeat('x', 5000) FROM generate_series(1, 7000) i;
