@@ -4,9 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "bit_lanes.hpp"
 
 namespace simhash {
 
@@ -58,34 +56,7 @@ void Vote::add_unit(std::uint64_t hash) { add_units(&hash, 1); }
 void Vote::add_units(const std::uint64_t *hashes, std::size_t count) {
     while (count != 0) {
         const std::size_t n = std::min<std::size_t>(count, kLaneCapacity - pending_units_);
-#ifdef __SSE2__
-        // Byte k of a hash is copied into bytes 8k..8k+7, then byte i of that keeps
-        // only bit i % 8: comparing with the bit itself gives 0xFF (-1) where the
-        // hash bit is set, and subtracting -1 counts it. The counters stay in
-        // registers for the whole batch.
-        const __m128i bits = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
-        auto *lanes = reinterpret_cast<__m128i *>(lanes_.data());
-        __m128i c0 = _mm_load_si128(lanes), c1 = _mm_load_si128(lanes + 1), c2 = _mm_load_si128(lanes + 2),
-                c3 = _mm_load_si128(lanes + 3);
-        for (std::size_t u = 0; u < n; ++u) {
-            const __m128i x = _mm_cvtsi64_si128(static_cast<long long>(hashes[u]));
-            const __m128i b2 = _mm_unpacklo_epi8(x, x);       // bytes 0..7, each twice
-            const __m128i b4lo = _mm_unpacklo_epi16(b2, b2);  // bytes 0..3, four times
-            const __m128i b4hi = _mm_unpackhi_epi16(b2, b2);  // bytes 4..7, four times
-            auto set = [&bits](__m128i spread) { return _mm_cmpeq_epi8(_mm_and_si128(spread, bits), bits); };
-            c0 = _mm_sub_epi8(c0, set(_mm_unpacklo_epi32(b4lo, b4lo)));
-            c1 = _mm_sub_epi8(c1, set(_mm_unpackhi_epi32(b4lo, b4lo)));
-            c2 = _mm_sub_epi8(c2, set(_mm_unpacklo_epi32(b4hi, b4hi)));
-            c3 = _mm_sub_epi8(c3, set(_mm_unpackhi_epi32(b4hi, b4hi)));
-        }
-        _mm_store_si128(lanes, c0);
-        _mm_store_si128(lanes + 1, c1);
-        _mm_store_si128(lanes + 2, c2);
-        _mm_store_si128(lanes + 3, c3);
-#else
-        for (std::size_t u = 0; u < n; ++u)
-            for (int i = 0; i < 64; ++i) lanes_[i] = static_cast<std::uint8_t>(lanes_[i] + ((hashes[u] >> i) & 1));
-#endif
+        count_bits(lanes_.data(), hashes, n);
         hashes += n;
         count -= n;
         features_ += n;

@@ -52,8 +52,8 @@ private:
     // Weighted totals per bit, in units of 2^-32.
     std::array<__int128, 64> totals_;
     // Unit votes not yet folded into totals_: lanes_[i] counts the pending unit
-    // hashes with bit i set. Aligned for 16-byte vector loads.
-    alignas(16) std::array<std::uint8_t, 64> lanes_;
+    // hashes with bit i set (see count_bits).
+    std::array<std::uint8_t, 64> lanes_;
     unsigned pending_units_;
     std::uint64_t features_;
 };

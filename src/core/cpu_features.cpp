@@ -1,0 +1,17 @@
+#include "cpu_features.hpp"
+
+namespace simhash {
+
+#ifdef SIMHASH_AVX2_DISPATCH
+bool cpu_has_avx2() noexcept {
+    // __builtin_cpu_init: the answer may be needed before libgcc's own
+    // constructor has run (a static initializer of another library).
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") != 0;
+    }();
+    return has;
+}
+#endif
+
+}  // namespace simhash

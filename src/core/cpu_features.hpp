@@ -1,0 +1,18 @@
+// Run-time choice of instruction set: the build targets plain x86-64 (SSE2),
+// and the hot loops that gain from AVX2 have a second form compiled for it
+// with __attribute__((target("avx2"))), taken when the CPU running the code
+// has it. No -mavx2 for the whole build: the library must load on any x86-64.
+#pragma once
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SIMHASH_AVX2_DISPATCH 1
+#endif
+
+namespace simhash {
+
+#ifdef SIMHASH_AVX2_DISPATCH
+// Asked once, then cached.
+bool cpu_has_avx2() noexcept;
+#endif
+
+}  // namespace simhash
