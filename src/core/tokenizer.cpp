@@ -5,15 +5,12 @@
 #include <unicode/utf16.h>
 #include <unicode/utf8.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <climits>
 
+#include "ascii_masks.hpp"
 #include "error.hpp"
 
 namespace simhash {
@@ -155,39 +152,6 @@ char *Tokenizer::grow(std::size_t extra) {
 }
 
 #ifdef __SSE2__
-namespace {
-
-struct AsciiMasks {
-    std::uint64_t non_ascii, word, letter;
-};
-
-// Bit i of each mask describes byte i of the 64 at p; `lower` receives the 64
-// bytes with ASCII capitals lower-cased.
-AsciiMasks ascii_masks(const unsigned char *p, char *lower) {
-    AsciiMasks m{0, 0, 0};
-    for (int k = 0; k < 4; ++k) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16 * k));
-        // x in [0, limit] as unsigned bytes: min(x, limit) == x.
-        auto in_range = [](__m128i x, char low, char span) {
-            const __m128i d = _mm_sub_epi8(x, _mm_set1_epi8(low));
-            return _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(span)), d);
-        };
-        const __m128i letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 25);
-        const __m128i upper = in_range(v, 'A', 25);
-        const __m128i word =
-            _mm_or_si128(letter, _mm_or_si128(in_range(v, '0', 9), _mm_cmpeq_epi8(v, _mm_set1_epi8('_'))));
-        _mm_storeu_si128(reinterpret_cast<__m128i *>(lower + 16 * k),
-                         _mm_or_si128(v, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
-        const int shift = 16 * k;
-        m.non_ascii |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(v))) << shift;
-        m.word |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(word))) << shift;
-        m.letter |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(letter))) << shift;
-    }
-    return m;
-}
-
-}  // namespace
-
 // 64 ASCII bytes at a time, word boundaries from bit masks instead of a branch
 // per byte, and words taken from a lower-cased copy of the block: no branch on
 // capitals, no copy per capitalized word. Only with no word in progress.
@@ -197,7 +161,11 @@ const unsigned char *Tokenizer::ascii_block(const unsigned char *p) {
     // A block holds at most 32 words.
     if (blocks_ == kBatchBlocks || batched_ > kBatchWords - 32) flush();
     char *const lower = lower_ + 64 * blocks_;
-    const AsciiMasks m = ascii_masks(p, lower);
+#ifdef SIMHASH_AVX2_DISPATCH
+    const AsciiMasks m = avx2_ ? ascii_masks_avx2(p, lower) : ascii_masks_sse2(p, lower);
+#else
+    const AsciiMasks m = ascii_masks_sse2(p, lower);
+#endif
     if (m.non_ascii != 0) return nullptr;
     ++blocks_;
     std::uint64_t w = m.word;

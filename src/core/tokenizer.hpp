@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cpu_features.hpp"
 #include "error.hpp"
 
 namespace simhash {
@@ -61,6 +62,10 @@ private:
     static constexpr std::size_t kBatchBlocks = 32;
     char lower_[kBatchBlocks * 64];
     std::size_t blocks_ = 0;
+#endif
+#ifdef SIMHASH_AVX2_DISPATCH
+    // Whether ascii_block classifies with AVX2: asked once per tokenizer.
+    const bool avx2_ = cpu_has_avx2();
 #endif
     char *grow(std::size_t extra);
 
