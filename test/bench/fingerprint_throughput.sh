@@ -106,4 +106,13 @@ SELECT format('| \`%s\` | %s | %s | %s | %s | %s (%s-%s) |', expr,
               to_char(bytes.n / med.wall / 1e6, 'FM99990.0'), to_char(md5.wall / med.wall, 'FM990.00'),
               to_char(med.wall, 'FM990.000'), to_char(best, 'FM990.000'), to_char(worst, 'FM990.000'))
 FROM med, bytes, md5 ORDER BY med.wall;
+\echo
+-- One repetition of md5 takes a few tenths of a second, counted in 10 ms
+-- ticks: the ratios of the sums over all repetitions are the finer ones.
+WITH total AS (SELECT expr, sum(cpu) AS cpu FROM timings GROUP BY expr),
+     md5 AS (SELECT cpu FROM total WHERE expr = 'md5(body)')
+SELECT format('CPU time summed over the %s repetitions, speed against md5(body): %s.', $reps,
+              string_agg(format('\`%s\` %s', expr, coalesce(to_char(md5.cpu / nullif(total.cpu, 0), 'FM990.000'), 'n/a')),
+                         ', ' ORDER BY total.cpu))
+FROM total, md5;
 SQL
