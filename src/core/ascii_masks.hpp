@@ -21,7 +21,7 @@ inline AsciiMasks ascii_masks_sse2(const unsigned char *p, char *lower) {
     AsciiMasks m{0, 0, 0};
     for (int k = 0; k < 4; ++k) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16 * k));
-        // x in [0, limit] as unsigned bytes: min(x, limit) == x.
+        // x in [low, low + span] as unsigned bytes: min(x - low, span) == x - low.
         auto in_range = [](__m128i x, char low, char span) {
             const __m128i d = _mm_sub_epi8(x, _mm_set1_epi8(low));
             return _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(span)), d);

@@ -4,7 +4,8 @@
 // has it. No -mavx2 for the whole build: the library must load on any x86-64.
 #pragma once
 
-#if defined(__x86_64__) && defined(__GNUC__)
+// (Only over an SSE2 build: the AVX2 forms are second forms of SSE2 paths.)
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__GNUC__)
 #define SIMHASH_AVX2_DISPATCH 1
 #endif
 

@@ -79,4 +79,17 @@ TEST(AsciiMasks, UniformBlocks) {
     }
 }
 
+// The tests above compare the AVX2 form only on a CPU that has AVX2; on one
+// without, this one says so in the test report instead of passing quietly.
+TEST(AsciiMasks, Avx2FormIsChecked) {
+#ifdef SIMHASH_AVX2_DISPATCH
+    if (!simhash::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU: the AVX2 form went unchecked";
+    unsigned char block[64];
+    for (int i = 0; i < 64; ++i) block[i] = static_cast<unsigned char>("Ab_9 z\x80"[i % 7]);
+    expect_same(simhash::ascii_masks_avx2, "avx2", block);
+#else
+    GTEST_SKIP() << "no AVX2 form in this build";
+#endif
+}
+
 #endif
