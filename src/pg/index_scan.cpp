@@ -169,13 +169,19 @@ bool found_earlier(const Pass &p, uint64 fp) {
     return false;
 }
 
-// found_earlier for every key in [a, b]: the bits the keys share fix an
-// earlier probe's whole prefix to the query's. Where many rows share bits
-// that lead one table's keys and trail another's, the second probe's range
-// is as wide as the first's, but its subtrees lie inside the first's prefix.
-bool all_found_earlier(const Pass &p, uint64 a, uint64 b) {
-    if (p.nearlier == 0 || a >> 63 != b >> 63) return false;
-    uint64 shared_key = a == b ? ~uint64{0} : ~uint64{0} << (64 - __builtin_clzll(a ^ b));
+// The key bits every key in [a, b] has: their common prefix.
+uint64 shared_bits(uint64 a, uint64 b) {
+    int common = a == b ? 64 : __builtin_clzll(a ^ b);
+    return common == 0 ? 0 : ~uint64{0} << (64 - common);
+}
+
+// found_earlier for every key of a range whose keys share the bits `shared`
+// of key a: those bits fix an earlier probe's whole prefix to the query's.
+// Where many rows share bits that lead one table's keys and trail another's,
+// the second probe's range is as wide as the first's, but its subtrees lie
+// inside the first's prefix.
+bool all_found_earlier(const Pass &p, uint64 a, uint64 shared_key) {
+    if (p.nearlier == 0 || shared_key == 0) return false;
     uint64 shared = sx::table_fingerprint(*p.layout, p.table, shared_key);
     uint64 fp = sx::table_fingerprint(*p.layout, p.table, a);
     for (int u = 0; u < p.nearlier; ++u) {
@@ -192,12 +198,10 @@ int current_radius(const Pass &p, const ScanState *st) {
     return p.radius;
 }
 
-// True when no key in [a, b] can be within `radius` of qkey.
-bool prunable(const Pass &p, int radius, uint64 a, uint64 b) {
-    if (radius >= 64) return false;
-    int common = a == b ? 64 : __builtin_clzll(a ^ b);
-    uint64 mask = common == 0 ? 0 : ~uint64{0} << (64 - common);
-    return __builtin_popcountll((a ^ p.qkey) & mask) > radius;
+// True when no key of a range whose keys share the bits `shared` of key a
+// can be within `radius` of qkey.
+bool prunable(const Pass &p, int radius, uint64 a, uint64 shared) {
+    return radius < 64 && __builtin_popcountll((a ^ p.qkey) & shared) > radius;
 }
 
 void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
@@ -268,8 +272,9 @@ Buffer read_child(Relation index, const Child &c) {
 
 bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
     uint64 last = c.has_high ? c.high.key : ~uint64{0};
-    return last < p.lo || c.low.key > p.hi || prunable(p, current_radius(p, st), c.low.key, last) ||
-           all_found_earlier(p, c.low.key, last);
+    if (last < p.lo || c.low.key > p.hi) return true;
+    uint64 shared = shared_bits(c.low.key, last);
+    return prunable(p, current_radius(p, st), c.low.key, shared) || all_found_earlier(p, c.low.key, shared);
 }
 
 void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buffer first);
@@ -352,8 +357,9 @@ void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buf
         Buffer cur = next;
         next = i + 1 < n ? read_child(p.index, children[i + 1]) : InvalidBuffer;
         if (next != InvalidBuffer) prefetch_page(next);
-        // A batch's radius shrinks as its heap fills: test again.
-        if (i > 0 && child_prunable(p, st, children[i])) {
+        // A batch's radius shrinks as its heap fills: test again (nothing
+        // else about a child changes once it was listed).
+        if (i > 0 && st->batch > 0 && child_prunable(p, st, children[i])) {
             ReleaseBuffer(cur);
             continue;
         }
