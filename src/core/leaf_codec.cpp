@@ -193,6 +193,8 @@ PackedHeader packed_header(const std::uint8_t *area) noexcept {
     std::memcpy(&buckets, area + 22, 2);
     h.first_bucket = first_bucket;
     h.buckets = buckets;
+    std::memcpy(&h.keys_and, area + 24, 8);
+    std::memcpy(&h.keys_or, area + 32, 8);
     return h;
 }
 
@@ -230,10 +232,13 @@ std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *t
                        std::uint8_t *area) noexcept {
     std::uint32_t base = np == 0 ? 0 : packed[0].block, top = base;
     std::uint16_t max_offset = 0;
+    std::uint64_t keys_and = np == 0 ? 0 : ~std::uint64_t{0}, keys_or = 0;
     for (std::size_t i = 0; i < np; ++i) {
         base = std::min(base, packed[i].block);
         top = std::max(top, packed[i].block);
         max_offset = std::max(max_offset, packed[i].offset);
+        keys_and &= packed[i].key;
+        keys_or |= packed[i].key;
     }
     PackedHeader h = plan_segment(np, np == 0 ? 0 : packed[0].key, np == 0 ? 0 : packed[np - 1].key,
                                   bit_width(top - base), bit_width(max_offset));
@@ -252,6 +257,8 @@ std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *t
     std::memcpy(area + 16, &base, 4);
     std::memcpy(area + 20, &first16, 2);
     std::memcpy(area + 22, &buckets16, 2);
+    std::memcpy(area + 24, &keys_and, 8);
+    std::memcpy(area + 32, &keys_or, 8);
 
     std::uint8_t *directory = area + kPackedHeaderSize;
     std::uint8_t *entries = directory + h.directory_bytes();
@@ -369,7 +376,7 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
     std::size_t m = 0;
     if (lo > hi || radius < 0) return 0;
     int prefix_distance = __builtin_popcountll((h_.prefix ^ qkey) & ~suffix_mask_);
-    if (h_.count > 0 && prefix_distance <= radius) {
+    if (h_.count > 0 && h_.distance_floor(qkey) <= radius) {
         std::size_t from = lower_bound(lo), to = upper_bound(hi);
         if (from < to) {
             BucketSweep sweep{area_ + kPackedHeaderSize, entries_, h_.directory_bits(), h_.entry_bits(),
@@ -416,6 +423,11 @@ const char *leaf_header_problem(const std::uint8_t *area, std::size_t bytes) noe
         return "packed bucket range out of range";
     if (h.bytes != segment_bytes(h)) return "packed length disagrees with count and widths";
     if (h.bytes > bytes || (bytes - h.bytes) % kLeafEntrySize != 0) return "packed length disagrees with the leaf's";
+    std::uint64_t pmask = high_mask(h.prefix_len);
+    if (h.count == 0 ? (h.keys_and | h.keys_or) != 0
+                     : (h.keys_and & ~h.keys_or) != 0 || (h.keys_and & pmask) != (h.prefix & pmask) ||
+                           (h.keys_or & pmask) != (h.prefix & pmask))
+        return "packed key summary disagrees with the prefix";
     return nullptr;
 }
 
@@ -435,6 +447,7 @@ const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryK
     for (std::size_t j = 1; j <= h.buckets; ++j)
         if (start(j) < start(j - 1) || start(j) > h.count) return "packed bucket directory out of order";
     EntryKey prev{};
+    std::uint64_t keys_and = h.count == 0 ? 0 : ~std::uint64_t{0}, keys_or = 0;
     for (std::size_t j = 0, i = 0; j < h.buckets; ++j) {
         for (std::size_t end = leaf.bucket_start(j + 1); i < end; ++i) {
             *bad = i;
@@ -446,8 +459,12 @@ const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryK
             if (i > 0 && !key_less(prev, e)) return "packed entries out of order";
             if (key_less(e, low) || (has_high && !key_less(e, high))) return "leaf key out of range";
             prev = e;
+            keys_and &= e.key;
+            keys_or |= e.key;
         }
     }
+    *bad = 0;
+    if (keys_and != h.keys_and || keys_or != h.keys_or) return "packed key summary disagrees with the keys";
     for (std::size_t i = h.count; i < leaf.size(); ++i) {
         *bad = i;
         EntryKey e = leaf.get(i);

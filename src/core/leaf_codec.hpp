@@ -18,6 +18,12 @@
 // whose bits alone are too far from the query. At 1M random rows an entry
 // takes ~8.8 bytes (the directory's share included) instead of 14.
 //
+// The header also keeps the AND and the OR of the segment's keys: the bits
+// every key shares, wherever they lie in the key. Where rows share bits that
+// trail a table's key (1M rows sharing a 40-bit prefix, a query with two of
+// the first 16 flipped: in table 1 they come last), no prefix of the leaf
+// tells the query is far, but these do, and the leaf's entries go unread.
+//
 // The tail keeps an insert a small append; when it is full the leaf is
 // repacked (or split) as a whole. Layout of the leaf's bytes:
 //   header (kPackedHeaderSize) | directory: buckets - 1 starts of
@@ -33,7 +39,7 @@
 
 namespace simhash::index {
 
-constexpr std::size_t kPackedHeaderSize = 24;
+constexpr std::size_t kPackedHeaderSize = 40;
 // More buckets than this never pay for their directory on an 8 kB page.
 constexpr int kMaxBucketBits = 12;
 constexpr std::size_t kLeafReadSlack = 16;
@@ -52,6 +58,13 @@ struct PackedHeader {
     std::uint32_t base_block;
     std::uint32_t first_bucket;  // the first key's bucket
     std::uint32_t buckets;       // from the first key's bucket to the last's
+    std::uint64_t keys_and;      // bits set in every key of the segment (0 when empty)
+    std::uint64_t keys_or;       // bits set in some key of the segment
+    // Fewest bits in which a key of the segment can differ from `key`: the
+    // bits where every key agrees and `key` does not.
+    int distance_floor(std::uint64_t key) const noexcept {
+        return __builtin_popcountll((keys_and & ~key) | (~keys_or & key));
+    }
     int suffix_bits() const noexcept { return 64 - prefix_len; }
     int low_bits() const noexcept { return suffix_bits() - bucket_bits; }  // the key bits each entry keeps
     int entry_bits() const noexcept { return low_bits() + block_bits + offset_bits; }

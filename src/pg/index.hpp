@@ -27,10 +27,10 @@ extern "C" {
 namespace sx = simhash::index;
 
 constexpr uint32 kSimhashIndexMagic = 0x53484958;  // "SHIX"
-// 4: a bucket directory in every packed leaf (3 was a block layout of any
-// permutations, 2 packed leaves, 1 the first format): older indexes need a
-// REINDEX.
-constexpr uint32 kSimhashIndexVersion = 4;
+// 5: a summary (AND, OR) of the keys in every packed leaf's header (4 was
+// the bucket directory, 3 a block layout of any permutations, 2 packed
+// leaves, 1 the first format): older indexes need a REINDEX.
+constexpr uint32 kSimhashIndexVersion = 5;
 constexpr BlockNumber kMetaBlock = 0;
 constexpr int kDefaultMaxDistance = 3;
 

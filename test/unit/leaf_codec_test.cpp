@@ -420,3 +420,65 @@ TEST(LeafCodec, ReadersStayInsideASegmentWhoseDirectoryPointsPastIt) {
     }
     leaf.prefetch(0, ~0ull);
 }
+
+// Keys that differ in their leading bits and share their last 16: no prefix
+// of the leaf tells a query flipped in those 16 bits is far, the summary does.
+TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
+    std::mt19937_64 rng(31);
+    std::vector<EntryKey> in;
+    for (std::uint32_t i = 0; i < 700; ++i) in.push_back({(rng() << 16) | 0xBEEF, i, 1});
+    const std::uint64_t q = in[100].key ^ 0x0101;  // two of the shared bits flipped
+    std::vector<EntryKey> tail = {{q, 900, 1}, {q ^ (1ull << 40), 901, 1}, {in[5].key, 902, 2}};
+    Buf b = write(in, tail);
+    PackedHeader h = packed_header(b.bytes.data());
+    EXPECT_EQ(h.keys_and & 0xFFFF, 0xBEEFu);
+    EXPECT_EQ(h.keys_or & 0xFFFF, 0xBEEFu);
+    EXPECT_EQ(h.distance_floor(q), 2);
+    EXPECT_EQ(h.distance_floor(in[7].key), 0);
+    std::size_t bad;
+    ASSERT_EQ(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, false, {}, &bad), nullptr);
+    Leaf leaf(b.bytes.data(), b.n);
+    std::vector<EntryKey> every = all_of(b);
+    std::vector<std::uint16_t> out(every.size());
+    for (std::uint64_t query : {q, in[100].key, in[100].key ^ 1}) {
+        for (int radius = 0; radius <= 64; ++radius) {
+            std::size_t m = leaf.near(0, ~0ull, query, radius, out.data());
+            std::vector<std::uint16_t> want;
+            for (std::size_t i = 0; i < every.size(); ++i)
+                if (__builtin_popcountll(every[i].key ^ query) <= radius) want.push_back(static_cast<std::uint16_t>(i));
+            ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << "radius " << radius;
+        }
+    }
+    // At radius 1 only the tail's copies of q can be near it.
+    EXPECT_EQ(leaf.near(0, ~0ull, q, 1, out.data()), 2u);
+}
+
+TEST(LeafCodec, CheckFindsAWrongKeySummary) {
+    std::mt19937_64 rng(37);
+    std::vector<EntryKey> in;
+    for (std::uint32_t i = 0; i < 300; ++i) in.push_back({(0xA5ull << 56) | ((rng() >> 16) << 8) | 0x5A, i, 1});
+    std::size_t bad;
+    // A summary weaker than the keys (a bit no key has counted in the OR)
+    // is no danger to a reader, but the writer never makes one: corruption.
+    Buf weaker = write(in);
+    weaker.bytes[32] |= 0x01;
+    EXPECT_EQ(leaf_header_problem(weaker.bytes.data(), weaker.n), nullptr);
+    EXPECT_STREQ(leaf_check(weaker.bytes.data(), weaker.n, {0, 0, 0}, false, {}, &bad),
+                 "packed key summary disagrees with the keys");
+    // A stronger one (a bit not every key has in the AND) would hide keys.
+    Buf stronger = write(in);
+    stronger.bytes[24] |= 0x80;
+    stronger.bytes[32] |= 0x80;
+    EXPECT_STREQ(leaf_check(stronger.bytes.data(), stronger.n, {0, 0, 0}, false, {}, &bad),
+                 "packed key summary disagrees with the keys");
+    // An AND with a bit the OR lacks, or one that contradicts the prefix, is
+    // found from the header alone.
+    Buf torn = write(in);
+    torn.bytes[32] &= static_cast<std::uint8_t>(~0x02);
+    EXPECT_STREQ(leaf_header_problem(torn.bytes.data(), torn.n), "packed key summary disagrees with the prefix");
+    Buf prefix = write(in);
+    ASSERT_GE(packed_header(prefix.bytes.data()).prefix_len, 8);
+    prefix.bytes[31] ^= 0x80;  // the top bit of the AND and of the OR: a bit of the prefix
+    prefix.bytes[39] ^= 0x80;
+    EXPECT_STREQ(leaf_header_problem(prefix.bytes.data(), prefix.n), "packed key summary disagrees with the prefix");
+}
