@@ -385,6 +385,12 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
             m = near_segment(sweep, from, to, h_.bucket_bits > 0 ? bucket_of(from) : 0, radius - prefix_distance, out);
         }
     }
+    return m + near_tail(lo, hi, qkey, radius, out + m);
+}
+
+std::size_t Leaf::near_tail(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
+                            std::uint16_t *out) const noexcept {
+    std::size_t m = 0;
     for (std::size_t j = 0; j < tail_n_; ++j) {
         std::uint64_t key;
         std::memcpy(&key, area_ + h_.bytes + j * kLeafEntrySize, 8);

@@ -124,6 +124,10 @@ class Leaf {
     // entries with lo <= key <= hi within `radius` bits of qkey.
     std::size_t near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
                      std::uint16_t *out) const noexcept;
+    // The same for the tail's entries alone: for a caller that knows more
+    // of the segment's keys from their summary than near() does.
+    std::size_t near_tail(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
+                          std::uint16_t *out) const noexcept;
     // Starts loading the lines near() would read for [lo, hi], located from
     // the directory alone (no entry is read): a probe of several tables
     // calls it on each table's leaf before reading any, so that their cache

@@ -175,20 +175,36 @@ uint64 shared_bits(uint64 a, uint64 b) {
     return common == 0 ? 0 : ~uint64{0} << (64 - common);
 }
 
-// found_earlier for every key of a range whose keys share the bits `shared`
-// of key a: those bits fix an earlier probe's whole prefix to the query's.
-// Where many rows share bits that lead one table's keys and trail another's,
-// the second probe's range is as wide as the first's, but its subtrees lie
-// inside the first's prefix.
-bool all_found_earlier(const Pass &p, uint64 a, uint64 shared_key) {
-    if (p.nearlier == 0 || shared_key == 0) return false;
+// What an earlier probe pass of the same scan tells of the keys of a range
+// that share the bits `shared_key` of key a: kAllFoundEarlier when those bits
+// fix an earlier probe's whole prefix to the query's (every such key is
+// found_earlier), else how many bits, outside the shared ones, each key the
+// pass must report still differs from the query in. A key this pass reports
+// is in no earlier probe's range, so it differs from the query somewhere in
+// each earlier prefix; where the shared bits show no difference there, it is
+// in the prefix's other bits. Prefixes of different tables may overlap (two
+// of five blocks), so only those whose other bits are disjoint count one
+// each. Where many rows share bits that lead one table's keys and trail
+// another's, the second probe's range is as wide as the first's, but its
+// subtrees lie inside the first's prefix, or differ from the query in it.
+constexpr int kAllFoundEarlier = -1;
+int earlier_differences(const Pass &p, uint64 a, uint64 shared_key) {
+    if (p.nearlier == 0) return 0;
     uint64 shared = sx::table_fingerprint(*p.layout, p.table, shared_key);
     uint64 fp = sx::table_fingerprint(*p.layout, p.table, a);
+    uint64 counted = 0;
+    int differences = 0;
     for (int u = 0; u < p.nearlier; ++u) {
         const Pass &e = p.earlier[u];
-        if ((e.fp_mask & ~shared) == 0 && ((fp ^ e.fp_prefix) & e.fp_mask) == 0) return true;
+        if (((fp ^ e.fp_prefix) & e.fp_mask & shared) != 0) continue;  // a shared bit differs: counted already
+        uint64 open = e.fp_mask & ~shared;
+        if (open == 0) return kAllFoundEarlier;
+        if ((open & counted) == 0) {
+            counted |= open;
+            differences++;
+        }
     }
-    return false;
+    return differences;
 }
 
 // The radius a key must be within: the pass's, or, once a batch's bounded
@@ -199,9 +215,12 @@ int current_radius(const Pass &p, const ScanState *st) {
 }
 
 // True when no key of a range whose keys share the bits `shared` of key a
-// can be within `radius` of qkey.
+// can be within `radius` of qkey and left to this pass.
 bool prunable(const Pass &p, int radius, uint64 a, uint64 shared) {
-    return radius < 64 && __builtin_popcountll((a ^ p.qkey) & shared) > radius;
+    int floor = __builtin_popcountll((a ^ p.qkey) & shared);
+    if (floor > radius) return true;
+    int earlier = earlier_differences(p, a, shared);
+    return earlier == kAllFoundEarlier || floor + earlier > radius;
 }
 
 void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
@@ -214,9 +233,14 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
         return;
     }
     // The radius only shrinks while the leaf is read: filter with today's,
-    // then check each of the (few) candidates against the current one.
+    // then check each of the (few) candidates against the current one. The
+    // bits every key of the segment shares rule it out as a subtree's would.
+    int radius = current_radius(p, st);
+    const sx::PackedHeader &h = leaf.header();
+    bool segment = h.count > 0 && !prunable(p, radius, h.keys_and, ~(h.keys_and ^ h.keys_or));
     uint16 near[kMaxLeafEntries];
-    size_t m = leaf.near(p.lo, p.hi, p.qkey, current_radius(p, st), near), cursor = 0;
+    size_t m = segment ? leaf.near(p.lo, p.hi, p.qkey, radius, near) : leaf.near_tail(p.lo, p.hi, p.qkey, radius, near);
+    size_t cursor = 0;
     // The checks of a key hold for the next entries with the same key (a run
     // of identical fingerprints), so they are made once per run of the segment.
     bool have_key = false, key_ok = false;
@@ -274,7 +298,7 @@ bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
     uint64 last = c.has_high ? c.high.key : ~uint64{0};
     if (last < p.lo || c.low.key > p.hi) return true;
     uint64 shared = shared_bits(c.low.key, last);
-    return prunable(p, current_radius(p, st), c.low.key, shared) || all_found_earlier(p, c.low.key, shared);
+    return prunable(p, current_radius(p, st), c.low.key, shared);
 }
 
 void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buffer first);
