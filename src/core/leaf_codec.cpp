@@ -193,8 +193,8 @@ PackedHeader packed_header(const std::uint8_t *area) noexcept {
     std::memcpy(&buckets, area + 22, 2);
     h.first_bucket = first_bucket;
     h.buckets = buckets;
-    std::memcpy(&h.keys_and, area + 24, 8);
-    std::memcpy(&h.keys_or, area + 32, 8);
+    std::memcpy(&h.keys_and, area + kSummaryOffset, 8);
+    std::memcpy(&h.keys_or, area + kSummaryOffset + 8, 8);
     return h;
 }
 
@@ -232,13 +232,17 @@ std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *t
                        std::uint8_t *area) noexcept {
     std::uint32_t base = np == 0 ? 0 : packed[0].block, top = base;
     std::uint16_t max_offset = 0;
-    std::uint64_t keys_and = np == 0 ? 0 : ~std::uint64_t{0}, keys_or = 0;
+    std::uint64_t keys_and = np + nt == 0 ? 0 : ~std::uint64_t{0}, keys_or = 0;
     for (std::size_t i = 0; i < np; ++i) {
         base = std::min(base, packed[i].block);
         top = std::max(top, packed[i].block);
         max_offset = std::max(max_offset, packed[i].offset);
         keys_and &= packed[i].key;
         keys_or |= packed[i].key;
+    }
+    for (std::size_t i = 0; i < nt; ++i) {
+        keys_and &= tail[i].key;
+        keys_or |= tail[i].key;
     }
     PackedHeader h = plan_segment(np, np == 0 ? 0 : packed[0].key, np == 0 ? 0 : packed[np - 1].key,
                                   bit_width(top - base), bit_width(max_offset));
@@ -257,8 +261,8 @@ std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *t
     std::memcpy(area + 16, &base, 4);
     std::memcpy(area + 20, &first16, 2);
     std::memcpy(area + 22, &buckets16, 2);
-    std::memcpy(area + 24, &keys_and, 8);
-    std::memcpy(area + 32, &keys_or, 8);
+    std::memcpy(area + kSummaryOffset, &keys_and, 8);
+    std::memcpy(area + kSummaryOffset + 8, &keys_or, 8);
 
     std::uint8_t *directory = area + kPackedHeaderSize;
     std::uint8_t *entries = directory + h.directory_bytes();
@@ -278,6 +282,16 @@ std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *t
     }
     for (std::size_t k = 0; k < nt; ++k) leaf_put(area + h.bytes, k, tail[k]);
     return h.bytes + nt * kLeafEntrySize;
+}
+
+bool leaf_summarize_append(std::uint8_t *area, std::size_t bytes, std::uint64_t key) noexcept {
+    PackedHeader h = packed_header(area);
+    bool empty = h.count == 0 && bytes == h.bytes;
+    std::uint64_t keys_and = empty ? key : h.keys_and & key, keys_or = empty ? key : h.keys_or | key;
+    if (keys_and == h.keys_and && keys_or == h.keys_or) return false;
+    std::memcpy(area + kSummaryOffset, &keys_and, 8);
+    std::memcpy(area + kSummaryOffset + 8, &keys_or, 8);
+    return true;
 }
 
 Leaf::Leaf(const std::uint8_t *area, std::size_t bytes) noexcept : area_(area), h_(packed_header(area)) {
@@ -374,9 +388,9 @@ void Leaf::prefetch(std::uint64_t lo, std::uint64_t hi) const noexcept {
 std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
                        std::uint16_t *out) const noexcept {
     std::size_t m = 0;
-    if (lo > hi || radius < 0) return 0;
+    if (lo > hi || radius < 0 || size() == 0 || h_.distance_floor(qkey) > radius) return 0;
     int prefix_distance = __builtin_popcountll((h_.prefix ^ qkey) & ~suffix_mask_);
-    if (h_.count > 0 && h_.distance_floor(qkey) <= radius) {
+    if (h_.count > 0 && prefix_distance <= radius) {
         std::size_t from = lower_bound(lo), to = upper_bound(hi);
         if (from < to) {
             BucketSweep sweep{area_ + kPackedHeaderSize, entries_, h_.directory_bits(), h_.entry_bits(),
@@ -385,12 +399,6 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
             m = near_segment(sweep, from, to, h_.bucket_bits > 0 ? bucket_of(from) : 0, radius - prefix_distance, out);
         }
     }
-    return m + near_tail(lo, hi, qkey, radius, out + m);
-}
-
-std::size_t Leaf::near_tail(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
-                            std::uint16_t *out) const noexcept {
-    std::size_t m = 0;
     for (std::size_t j = 0; j < tail_n_; ++j) {
         std::uint64_t key;
         std::memcpy(&key, area_ + h_.bytes + j * kLeafEntrySize, 8);
@@ -429,10 +437,13 @@ const char *leaf_header_problem(const std::uint8_t *area, std::size_t bytes) noe
         return "packed bucket range out of range";
     if (h.bytes != segment_bytes(h)) return "packed length disagrees with count and widths";
     if (h.bytes > bytes || (bytes - h.bytes) % kLeafEntrySize != 0) return "packed length disagrees with the leaf's";
+    // Every key of the segment has the prefix: the AND has no other bits
+    // there, the OR all of its bits (the tail's keys may lie outside it).
     std::uint64_t pmask = high_mask(h.prefix_len);
-    if (h.count == 0 ? (h.keys_and | h.keys_or) != 0
-                     : (h.keys_and & ~h.keys_or) != 0 || (h.keys_and & pmask) != (h.prefix & pmask) ||
-                           (h.keys_or & pmask) != (h.prefix & pmask))
+    if (bytes == h.bytes && h.count == 0 ? (h.keys_and | h.keys_or) != 0
+                                         : (h.keys_and & ~h.keys_or) != 0 ||
+                                               (h.count > 0 && ((h.keys_and & pmask & ~h.prefix) != 0 ||
+                                                                (h.prefix & pmask & ~h.keys_or) != 0)))
         return "packed key summary disagrees with the prefix";
     return nullptr;
 }
@@ -453,7 +464,7 @@ const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryK
     for (std::size_t j = 1; j <= h.buckets; ++j)
         if (start(j) < start(j - 1) || start(j) > h.count) return "packed bucket directory out of order";
     EntryKey prev{};
-    std::uint64_t keys_and = h.count == 0 ? 0 : ~std::uint64_t{0}, keys_or = 0;
+    std::uint64_t keys_and = leaf.size() == 0 ? 0 : ~std::uint64_t{0}, keys_or = 0;
     for (std::size_t j = 0, i = 0; j < h.buckets; ++j) {
         for (std::size_t end = leaf.bucket_start(j + 1); i < end; ++i) {
             *bad = i;
@@ -469,13 +480,15 @@ const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryK
             keys_or |= e.key;
         }
     }
-    *bad = 0;
-    if (keys_and != h.keys_and || keys_or != h.keys_or) return "packed key summary disagrees with the keys";
     for (std::size_t i = h.count; i < leaf.size(); ++i) {
         *bad = i;
         EntryKey e = leaf.get(i);
         if (key_less(e, low) || (has_high && !key_less(e, high))) return "leaf key out of range";
+        keys_and &= e.key;
+        keys_or |= e.key;
     }
+    *bad = 0;
+    if (keys_and != h.keys_and || keys_or != h.keys_or) return "packed key summary disagrees with the keys";
     return nullptr;
 }
 

@@ -18,11 +18,13 @@
 // whose bits alone are too far from the query. At 1M random rows an entry
 // takes ~8.8 bytes (the directory's share included) instead of 14.
 //
-// The header also keeps the AND and the OR of the segment's keys: the bits
-// every key shares, wherever they lie in the key. Where rows share bits that
-// trail a table's key (1M rows sharing a 40-bit prefix, a query with two of
-// the first 16 flipped: in table 1 they come last), no prefix of the leaf
-// tells the query is far, but these do, and the leaf's entries go unread.
+// The header also keeps the AND and the OR of every key of the leaf, the
+// tail's included: the bits all its keys share, wherever they lie in the
+// key. Where rows share bits that trail a table's key (1M rows sharing a
+// 40-bit prefix, a query with two of the first 16 flipped: in table 1 they
+// come last), no prefix of the leaf tells the query is far, but these do, and
+// the leaf's entries go unread. An append updates them first, in the rare
+// case the new key changes them.
 //
 // The tail keeps an insert a small append; when it is full the leaf is
 // repacked (or split) as a whole. Layout of the leaf's bytes:
@@ -58,10 +60,10 @@ struct PackedHeader {
     std::uint32_t base_block;
     std::uint32_t first_bucket;  // the first key's bucket
     std::uint32_t buckets;       // from the first key's bucket to the last's
-    std::uint64_t keys_and;      // bits set in every key of the segment (0 when empty)
-    std::uint64_t keys_or;       // bits set in some key of the segment
-    // Fewest bits in which a key of the segment can differ from `key`: the
-    // bits where every key agrees and `key` does not.
+    std::uint64_t keys_and;      // bits set in every key of the leaf, the tail's too (0 when empty)
+    std::uint64_t keys_or;       // bits set in some key of the leaf
+    // Fewest bits in which a key of the leaf can differ from `key`: the bits
+    // where every key agrees and `key` does not.
     int distance_floor(std::uint64_t key) const noexcept {
         return __builtin_popcountll((keys_and & ~key) | (~keys_or & key));
     }
@@ -102,6 +104,12 @@ std::size_t leaf_write(const EntryKey *packed, std::size_t np, const EntryKey *t
                        std::uint8_t *area) noexcept;
 inline std::size_t leaf_init(std::uint8_t *area) noexcept { return leaf_write(nullptr, 0, nullptr, 0, area); }
 
+// Folds `key` into the key summary of the leaf of `bytes` bytes at area,
+// before the key is appended to its tail; returns whether the summary's bytes
+// (kSummaryOffset, kSummarySize) changed, which the append must then log.
+constexpr std::size_t kSummaryOffset = 24, kSummarySize = 16;
+bool leaf_summarize_append(std::uint8_t *area, std::size_t bytes, std::uint64_t key) noexcept;
+
 // A read view of a leaf's bytes; trusts the header (leaf_check first when the
 // bytes are untrusted). Positions: the segment's entries first, sorted, then
 // the tail's.
@@ -124,10 +132,7 @@ class Leaf {
     // entries with lo <= key <= hi within `radius` bits of qkey.
     std::size_t near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
                      std::uint16_t *out) const noexcept;
-    // The same for the tail's entries alone: for a caller that knows more
-    // of the segment's keys from their summary than near() does.
-    std::size_t near_tail(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
-                          std::uint16_t *out) const noexcept;
+
     // Starts loading the lines near() would read for [lo, hi], located from
     // the directory alone (no entry is read): a probe of several tables
     // calls it on each table's leaf before reading any, so that their cache

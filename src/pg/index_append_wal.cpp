@@ -6,9 +6,11 @@
 // nearly full leaf that is ~8 kB copied and ~8 kB compared, four times per
 // row (one per table), and it was more than half the time of an INSERT. An
 // append changes two known places: pd_lower, and the entry written where
-// pd_lower was. So the record carries exactly the delta GenericXLogFinish
-// would compute for the same change (two fragments of the generic format:
-// offset uint16, length uint16, bytes; see access/transam/generic_xlog.c),
+// pd_lower was; a third, the leaf's key summary, only when the new key has a
+// bit no key had or lacks one all had. So the record carries exactly the
+// delta GenericXLogFinish would compute for the same change (fragments of the
+// generic format: offset uint16, length uint16, bytes; see
+// access/transam/generic_xlog.c),
 // and it is replayed by core's generic_redo as any GenericXLog record:
 // standbys and crash recovery still need no library, and
 // wal_consistency_checking = 'generic' still verifies it (TAP 010).
@@ -42,15 +44,18 @@ void simhash_leaf_append(Relation index, Buffer buf, const sx::EntryKey &key) {
     Page page = BufferGetPage(buf);
     size_t bytes = leaf_bytes(page);
     size_t at = ((PageHeader)page)->pd_lower;
-    char delta[2 * sizeof(Fragment) + sizeof(LocationIndex) + sx::kLeafEntrySize];
+    char delta[3 * sizeof(Fragment) + sizeof(LocationIndex) + sx::kSummarySize + sx::kLeafEntrySize];
     size_t len = 0;
 
     START_CRIT_SECTION();
+    bool summary = sx::leaf_summarize_append(page_area(page), bytes, key.key);
     sx::leaf_put(page_area(page) + bytes, 0, key);  // the tail: after the packed segment
     leaf_set_bytes(page, bytes + sx::kLeafEntrySize);
     MarkBufferDirty(buf);
     if (RelationNeedsWAL(index)) {
         len += put_fragment(delta + len, page, offsetof(PageHeaderData, pd_lower), sizeof(LocationIndex));
+        if (summary)
+            len += put_fragment(delta + len, page, page_area_offset() + sx::kSummaryOffset, sx::kSummarySize);
         len += put_fragment(delta + len, page, at, sx::kLeafEntrySize);
         XLogBeginInsert();
         XLogRegisterBuffer(0, buf, REGBUF_STANDARD);

@@ -234,12 +234,13 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
     }
     // The radius only shrinks while the leaf is read: filter with today's,
     // then check each of the (few) candidates against the current one. The
-    // bits every key of the segment shares rule it out as a subtree's would.
+    // bits every key of the leaf shares rule it out as a subtree's would.
     int radius = current_radius(p, st);
     const sx::PackedHeader &h = leaf.header();
-    bool segment = h.count > 0 && !prunable(p, radius, h.keys_and, ~(h.keys_and ^ h.keys_or));
     uint16 near[kMaxLeafEntries];
-    size_t m = segment ? leaf.near(p.lo, p.hi, p.qkey, radius, near) : leaf.near_tail(p.lo, p.hi, p.qkey, radius, near);
+    size_t m = leaf.size() > 0 && !prunable(p, radius, h.keys_and, ~(h.keys_and ^ h.keys_or))
+                   ? leaf.near(p.lo, p.hi, p.qkey, radius, near)
+                   : 0;
     size_t cursor = 0;
     // The checks of a key hold for the next entries with the same key (a run
     // of identical fingerprints), so they are made once per run of the segment.

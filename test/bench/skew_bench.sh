@@ -51,6 +51,13 @@ INSERT INTO skew_q SELECT 'prefix', 'P with 2 of its bits flipped, random low 24
     (:p # (1::bigint << (24 + abs(rnd64(43000000000000 + i)) % 40)::int) # (1::bigint << (24 + abs(rnd64(44000000000000 + i)) % 40)::int))
     | (rnd64(42000000000000 + i) & 16777215)
   FROM generate_series(1, 500) i;
+-- both flips in the top 16 bits, at two different positions: one block of the
+-- default layout, which one table's key holds last, so that table's probe
+-- range is every row (the hardest of these queries)
+INSERT INTO skew_q SELECT 'prefix', 'P with 2 of its top 16 bits flipped, random low 24 bits', i,
+    (:p # (1::bigint << (48 + a)) # (1::bigint << (48 + (a + 1 + b) % 16))) | (rnd64(42000000000000 + i) & 16777215)
+  FROM generate_series(1, 500) i,
+       LATERAL (SELECT (abs(rnd64(45000000000000 + i)) % 16)::int AS a, (abs(rnd64(46000000000000 + i)) % 15)::int AS b) r;
 INSERT INTO skew_q SELECT 'prefix', 'P with 5 of its bits flipped (no row matches)', i,
     (:p # (31::bigint << 24 + (i % 35)))
     | (rnd64(42000000000000 + i) & 16777215)

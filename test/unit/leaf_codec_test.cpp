@@ -428,7 +428,7 @@ TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
     std::vector<EntryKey> in;
     for (std::uint32_t i = 0; i < 700; ++i) in.push_back({(rng() << 16) | 0xBEEF, i, 1});
     const std::uint64_t q = in[100].key ^ 0x0101;  // two of the shared bits flipped
-    std::vector<EntryKey> tail = {{q, 900, 1}, {q ^ (1ull << 40), 901, 1}, {in[5].key, 902, 2}};
+    std::vector<EntryKey> tail = {{in[5].key, 902, 2}, {(rng() << 16) | 0xBEEF, 903, 1}};
     Buf b = write(in, tail);
     PackedHeader h = packed_header(b.bytes.data());
     EXPECT_EQ(h.keys_and & 0xFFFF, 0xBEEFu);
@@ -437,10 +437,10 @@ TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
     EXPECT_EQ(h.distance_floor(in[7].key), 0);
     std::size_t bad;
     ASSERT_EQ(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, false, {}, &bad), nullptr);
-    Leaf leaf(b.bytes.data(), b.n);
-    std::vector<EntryKey> every = all_of(b);
-    std::vector<std::uint16_t> out(every.size());
-    for (std::uint64_t query : {q, in[100].key, in[100].key ^ 1}) {
+    auto expect_near_is_brute_force = [&](const Buf &leaf_bytes, std::uint64_t query) {
+        Leaf leaf(leaf_bytes.bytes.data(), leaf_bytes.n);
+        std::vector<EntryKey> every = all_of(leaf_bytes);
+        std::vector<std::uint16_t> out(every.size());
         for (int radius = 0; radius <= 64; ++radius) {
             std::size_t m = leaf.near(0, ~0ull, query, radius, out.data());
             std::vector<std::uint16_t> want;
@@ -448,9 +448,41 @@ TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
                 if (__builtin_popcountll(every[i].key ^ query) <= radius) want.push_back(static_cast<std::uint16_t>(i));
             ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << "radius " << radius;
         }
+    };
+    for (std::uint64_t query : {q, in[100].key, in[100].key ^ 1}) expect_near_is_brute_force(b, query);
+    std::vector<std::uint16_t> out(800);
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, q, 1, out.data()), 0u);
+
+    // Appending q to the tail weakens the summary first; appending a key that
+    // shares every shared bit leaves it alone.
+    EXPECT_FALSE(leaf_summarize_append(b.bytes.data(), b.n, in[9].key));
+    EXPECT_TRUE(leaf_summarize_append(b.bytes.data(), b.n, q));
+    leaf_put(b.bytes.data() + b.n, 0, {q, 904, 3});
+    b.n += kLeafEntrySize;
+    ASSERT_EQ(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, false, {}, &bad), nullptr);
+    EXPECT_EQ(packed_header(b.bytes.data()).distance_floor(q), 0);
+    expect_near_is_brute_force(b, q);
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, q, 1, out.data()), 1u);
+}
+
+// A leaf that holds only a tail: its summary is its tail's keys'.
+TEST(LeafCodec, AppendsToAnEmptyLeafStartTheSummary) {
+    Buf b;
+    b.n = leaf_init(b.bytes.data());
+    const std::uint64_t keys[] = {0xF0F0000000000001ull, 0xF0F0000000000003ull};
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_TRUE(leaf_summarize_append(b.bytes.data(), b.n, keys[i]));
+        leaf_put(b.bytes.data() + b.n, 0, {keys[i], 1, static_cast<std::uint16_t>(i + 1)});
+        b.n += kLeafEntrySize;
+        std::size_t bad;
+        ASSERT_EQ(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, false, {}, &bad), nullptr) << i;
     }
-    // At radius 1 only the tail's copies of q can be near it.
-    EXPECT_EQ(leaf.near(0, ~0ull, q, 1, out.data()), 2u);
+    PackedHeader h = packed_header(b.bytes.data());
+    EXPECT_EQ(h.keys_and, 0xF0F0000000000001ull);
+    EXPECT_EQ(h.keys_or, 0xF0F0000000000003ull);
+    std::uint16_t out[2];
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x0F0F000000000001ull, 15, out), 0u);
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x0F0F000000000001ull, 16, out), 1u);
 }
 
 TEST(LeafCodec, CheckFindsAWrongKeySummary) {
