@@ -440,10 +440,9 @@ const char *leaf_header_problem(const std::uint8_t *area, std::size_t bytes) noe
     // Every key of the segment has the prefix: the AND has no other bits
     // there, the OR all of its bits (the tail's keys may lie outside it).
     std::uint64_t pmask = high_mask(h.prefix_len);
-    if (bytes == h.bytes && h.count == 0 ? (h.keys_and | h.keys_or) != 0
-                                         : (h.keys_and & ~h.keys_or) != 0 ||
-                                               (h.count > 0 && ((h.keys_and & pmask & ~h.prefix) != 0 ||
-                                                                (h.prefix & pmask & ~h.keys_or) != 0)))
+    if (bytes == h.bytes && h.count == 0 ? (h.keys_and | h.keys_or) != 0 : (h.keys_and & ~h.keys_or) != 0)
+        return "packed key summary inconsistent";
+    if (h.count > 0 && ((h.keys_and & pmask & ~h.prefix) != 0 || (h.prefix & pmask & ~h.keys_or) != 0))
         return "packed key summary disagrees with the prefix";
     return nullptr;
 }

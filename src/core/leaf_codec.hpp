@@ -167,7 +167,8 @@ class Leaf {
 
 // What is wrong with the header of untrusted leaf bytes (widths out of
 // range, more entries than a segment holds, buckets out of range, a length
-// that disagrees with them or with the leaf's), or nullptr: checked in
+// that disagrees with them or with the leaf's, a key summary whose AND has a
+// bit its OR lacks or that contradicts the prefix), or nullptr: checked in
 // constant time before a scan reads a leaf, so that a damaged one is reported
 // instead of read past. A directory out of order is not caught here; readers
 // clamp its positions to the segment.
@@ -175,8 +176,9 @@ const char *leaf_header_problem(const std::uint8_t *area, std::size_t bytes) noe
 
 // What is wrong with untrusted leaf bytes (header inconsistent with the
 // length, widths out of range, a directory out of order, segment not
-// strictly sorted, blocks past 2^32 - 1, an entry outside [low, high)), or
-// nullptr. *bad: the position.
+// strictly sorted, blocks past 2^32 - 1, an entry outside [low, high), a key
+// summary other than the AND and OR of the keys), or nullptr. *bad: the
+// position.
 const char *leaf_check(const std::uint8_t *area, std::size_t bytes, const EntryKey &low, bool has_high,
                        const EntryKey &high, std::size_t *bad) noexcept;
 

@@ -7,10 +7,10 @@
 // row (one per table), and it was more than half the time of an INSERT. An
 // append changes two known places: pd_lower, and the entry written where
 // pd_lower was; a third, the leaf's key summary, only when the new key has a
-// bit no key had or lacks one all had. So the record carries exactly the
-// delta GenericXLogFinish would compute for the same change (fragments of the
-// generic format: offset uint16, length uint16, bytes; see
-// access/transam/generic_xlog.c),
+// bit no key had or lacks one all had. So the record carries a delta that
+// replays to the same page as the one GenericXLogFinish would compute
+// (fragments of the generic format: offset uint16, length uint16, bytes; see
+// access/transam/generic_xlog.c; the summary's 16 bytes go whole),
 // and it is replayed by core's generic_redo as any GenericXLog record:
 // standbys and crash recovery still need no library, and
 // wal_consistency_checking = 'generic' still verifies it (TAP 010).

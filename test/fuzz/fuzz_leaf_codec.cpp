@@ -1,12 +1,15 @@
 // Fuzzes the packed leaf codec two ways. Entries decoded from the input
 // (keys narrowed to a shared prefix by the first byte, so every width occurs)
-// are written as a segment plus a tail: they read back unchanged, the
+// are written as a segment plus a tail (its second half appended as an
+// insert appends, key summary first): they read back unchanged, the
 // checker accepts them, near() equals a brute-force filter (and get() with
 // a cursor decodes its positions), contains() finds each, and a split keeps
 // every entry on the right side of its separator.
 // The raw input as leaf bytes (a corrupt page is untrusted input to
 // simhash_index_check): the checker never reads out of bounds, and whatever
-// it accepts obeys near() and contains() as above.
+// it accepts obeys near() and contains() as above. (Random bytes rarely hold
+// the exact key summary of their entries, so it is written in first when the
+// header is sound: else the checker would reject nearly every input there.)
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -78,10 +81,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         entries[i] = leaf_get(body, i);
         entries[i].key = (base & keep) | (entries[i].key & ~keep);
     }
-    std::size_t ntail = n == 0 ? 0 : data[1] % (n + 1);
+    std::size_t ntail = n == 0 ? 0 : data[1] % (n + 1), nappend = ntail / 2;
     std::sort(entries.begin(), entries.end() - ntail, key_less);
     std::vector<std::uint8_t> area(kPackedHeaderSize + n * kLeafEntrySize + kLeafReadSlack, 0xA5);
-    std::size_t bytes = leaf_write(entries.data(), n - ntail, entries.data() + n - ntail, ntail, area.data());
+    std::size_t bytes =
+        leaf_write(entries.data(), n - ntail, entries.data() + n - ntail, ntail - nappend, area.data());
+    for (std::size_t i = n - nappend; i < n; ++i) {
+        leaf_summarize_append(area.data(), bytes, entries[i].key);
+        leaf_put(area.data() + bytes, 0, entries[i]);
+        bytes += kLeafEntrySize;
+    }
     PackSizer sizer;
     for (std::size_t i = 0; i + ntail < n; ++i) sizer.add(entries[i]);
     if (sizer.bytes() + ntail * kLeafEntrySize != bytes) __builtin_trap();
@@ -106,6 +115,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     // The raw input as a leaf.
     std::vector<std::uint8_t> raw(len + kLeafReadSlack);
     std::memcpy(raw.data(), body, len);
+    if (leaf_header_problem(raw.data(), len) == nullptr) {
+        std::vector<EntryKey> all = every_entry(Leaf(raw.data(), len));
+        std::uint64_t keys_and = all.empty() ? 0 : ~std::uint64_t{0}, keys_or = 0;
+        for (const EntryKey &e : all) {
+            keys_and &= e.key;
+            keys_or |= e.key;
+        }
+        std::memcpy(raw.data() + kSummaryOffset, &keys_and, 8);
+        std::memcpy(raw.data() + kSummaryOffset + 8, &keys_or, 8);
+    }
     std::size_t bad;
     if (leaf_check(raw.data(), len, {0, 0, 0}, false, {}, &bad) == nullptr) {
         Leaf leaf(raw.data(), len);

@@ -263,6 +263,11 @@ die 'no leaf' unless defined $tail_blk;
 my $tail_page = substr(slurp_file($tl_file), $tail_blk * 8192, 8192);
 my $lower = unpack('S', substr($tail_page, 12, 2));
 my $last = substr($tail_page, $lower - 14, 14);
+# The leaf's key summary (the AND and OR of its keys) still holds only when
+# the two keys differ in the flipped bit; else the check's page pass would
+# report the summary before heapallindexed reads the entry.
+my $first = substr($tail_page, $lower - 28, 14);
+is((ord(substr($first, 0, 1)) ^ ord(substr($last, 0, 1))) & 1, 1, 'the two keys differ in their lowest bit');
 my $wrong = chr(ord(substr($last, 0, 1)) ^ 1) . substr($last, 1);
 patch_block($tl_file, $tail_blk, $lower, $wrong);
 patch_block($tl_file, $tail_blk, 12, pack('S', $lower + 14));

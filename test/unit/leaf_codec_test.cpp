@@ -465,6 +465,20 @@ TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
     EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, q, 1, out.data()), 1u);
 }
 
+// near() trusts the summary: one that claims a bit every key lacks hides
+// the keys a query with that bit set is near (what leaf_check is for).
+TEST(LeafCodec, NearSkipsALeafOnItsSummaryAlone) {
+    std::vector<EntryKey> in = {{0x10, 1, 1}, {0x30, 1, 2}, {0x50, 1, 3}};
+    Buf b = write(in, {{0x70, 2, 1}});
+    std::uint16_t out[4];
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 0, out), 1u);
+    b.bytes[kSummaryOffset] |= 0x01;  // bit 0, below the prefix: "every key has it"
+    b.bytes[kSummaryOffset + 8] |= 0x01;
+    EXPECT_EQ(leaf_header_problem(b.bytes.data(), b.n), nullptr);
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 0, out), 0u);
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 1, out), 3u);  // 0x10, 0x30, 0x50
+}
+
 // A leaf that holds only a tail: its summary is its tail's keys'.
 TEST(LeafCodec, AppendsToAnEmptyLeafStartTheSummary) {
     Buf b;
@@ -507,7 +521,7 @@ TEST(LeafCodec, CheckFindsAWrongKeySummary) {
     // found from the header alone.
     Buf torn = write(in);
     torn.bytes[32] &= static_cast<std::uint8_t>(~0x02);
-    EXPECT_STREQ(leaf_header_problem(torn.bytes.data(), torn.n), "packed key summary disagrees with the prefix");
+    EXPECT_STREQ(leaf_header_problem(torn.bytes.data(), torn.n), "packed key summary inconsistent");
     Buf prefix = write(in);
     ASSERT_GE(packed_header(prefix.bytes.data()).prefix_len, 8);
     prefix.bytes[31] ^= 0x80;  // the top bit of the AND and of the OR: a bit of the prefix
