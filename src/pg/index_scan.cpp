@@ -147,15 +147,18 @@ struct Pass {
     int radius;
     int above, upto;
     uint32 hops;  // right-links followed: splits the parent or directory did not know of
-    // The probe passes of the same collect() run before this one (see found_earlier).
-    const Pass *earlier = nullptr;
+    // The prefixes of the probe passes of the same collect() run before this
+    // one (see found_earlier), as (mask, prefix) pairs of bits of this pass's
+    // keys: the rows such a pass reports are those whose key here has the
+    // prefix under the mask. Translated once per scan, as a walk tests them
+    // for every subtree and leaf it reads.
+    const uint64 *earlier = nullptr;
     int nearlier = 0;
-    // A probe's prefix as fingerprint bits: the rows it reports are those
-    // whose fingerprint has fp_prefix under fp_mask.
+    // This probe's prefix as fingerprint bits, to translate for later passes.
     uint64 fp_mask = 0, fp_prefix = 0;
 };
 
-// Whether an earlier probe pass of the same scan reports the row of `fp`:
+// Whether an earlier probe pass of the same scan reports the row of `key`:
 // its key there lies in that pass's prefix range. A row within k of the
 // query shares a prefix with it in several tables (most near-duplicates in
 // three of four), so without this every later pass would collect it again
@@ -163,9 +166,9 @@ struct Pass {
 // snapshot sees was committed before it, so its entries were in every table
 // before the scan began (a dirty snapshot can see an insert that has reached
 // only some tables, hence `earlier` is set for MVCC scans only).
-bool found_earlier(const Pass &p, uint64 fp) {
+bool found_earlier(const Pass &p, uint64 key) {
     for (int u = 0; u < p.nearlier; ++u)
-        if (((fp ^ p.earlier[u].fp_prefix) & p.earlier[u].fp_mask) == 0) return true;
+        if (((key ^ p.earlier[2 * u + 1]) & p.earlier[2 * u]) == 0) return true;
     return false;
 }
 
@@ -176,7 +179,7 @@ uint64 shared_bits(uint64 a, uint64 b) {
 }
 
 // What an earlier probe pass of the same scan tells of the keys of a range
-// that share the bits `shared_key` of key a: kAllFoundEarlier when those bits
+// that share the bits `shared` of key a: kAllFoundEarlier when those bits
 // fix an earlier probe's whole prefix to the query's (every such key is
 // found_earlier), else how many bits, outside the shared ones, each key the
 // pass must report still differs from the query in. A key this pass reports
@@ -188,16 +191,13 @@ uint64 shared_bits(uint64 a, uint64 b) {
 // another's, the second probe's range is as wide as the first's, but its
 // subtrees lie inside the first's prefix, or differ from the query in it.
 constexpr int kAllFoundEarlier = -1;
-int earlier_differences(const Pass &p, uint64 a, uint64 shared_key) {
-    if (p.nearlier == 0) return 0;
-    uint64 shared = sx::table_fingerprint(*p.layout, p.table, shared_key);
-    uint64 fp = sx::table_fingerprint(*p.layout, p.table, a);
+int earlier_differences(const Pass &p, uint64 a, uint64 shared) {
     uint64 counted = 0;
     int differences = 0;
     for (int u = 0; u < p.nearlier; ++u) {
-        const Pass &e = p.earlier[u];
-        if (((fp ^ e.fp_prefix) & e.fp_mask & shared) != 0) continue;  // a shared bit differs: counted already
-        uint64 open = e.fp_mask & ~shared;
+        uint64 mask = p.earlier[2 * u], prefix = p.earlier[2 * u + 1];
+        if (((a ^ prefix) & mask & shared) != 0) continue;  // a shared bit differs: counted already
+        uint64 open = mask & ~shared;
         if (open == 0) return kAllFoundEarlier;
         if ((open & counted) == 0) {
             counted |= open;
@@ -253,7 +253,7 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
             have_key = true;
             key = e.key;
             fp = sx::table_fingerprint(*p.layout, p.table, e.key);
-            key_ok = !found_earlier(p, fp);
+            key_ok = !found_earlier(p, e.key);
             for (int b = 0; b < st->nballs && key_ok; ++b)
                 key_ok = simhash::hamming_distance(fp, st->balls[b].center) <= st->balls[b].radius;
             if (key_ok) {
@@ -471,6 +471,7 @@ void collect(Relation index, ScanState *st, uint64 center, int radius, int above
     sx::Layout layout = simhash_layout(meta);
     Pass passes[sx::kMaxTables];
     int npasses = 0;
+    uint64 *earlier = nullptr;
     if (radius <= meta.max_distance && sx::probe_fraction(layout, radius) < 1.0) {
         int order[sx::kMaxTables];
         sx::probe_order(layout, order);
@@ -482,15 +483,24 @@ void collect(Relation index, ScanState *st, uint64 center, int radius, int above
             p = {index, &layout, t, r.lo, r.hi, qkey, radius, above, upto, 0};
             p.fp_mask = sx::table_fingerprint(layout, t, ~(r.lo ^ r.hi));
             p.fp_prefix = sx::table_fingerprint(layout, t, r.lo);
-            if (st->mvcc) {
-                p.earlier = passes;
+        }
+        if (st->mvcc) {
+            earlier = static_cast<uint64 *>(palloc(sizeof(uint64) * 2 * npasses * npasses));
+            for (int i = 0; i < npasses; ++i) {
+                Pass &p = passes[i];
+                p.earlier = earlier + 2 * npasses * i;
                 p.nearlier = i;
+                for (int u = 0; u < i; ++u) {
+                    earlier[2 * npasses * i + 2 * u] = sx::table_key(layout, p.table, passes[u].fp_mask);
+                    earlier[2 * npasses * i + 2 * u + 1] = sx::table_key(layout, p.table, passes[u].fp_prefix);
+                }
             }
         }
     } else {
         passes[npasses++] = {index, &layout, 0, 0, ~uint64{0}, sx::table_key(layout, 0, center), radius, above, upto, 0};
     }
     run_passes(index, passes, npasses, st);
+    if (earlier) pfree(earlier);
 }
 
 // Appends the rows whose fingerprint is NULL.
