@@ -150,8 +150,8 @@ struct Pass {
     // The prefixes of the probe passes of the same collect() run before this
     // one (see found_earlier), as (mask, prefix) pairs of bits of this pass's
     // keys: the rows such a pass reports are those whose key here has the
-    // prefix under the mask. Translated once per scan, as a walk tests them
-    // for every subtree and leaf it reads.
+    // prefix under the mask. Translated once per collect() (each ORDER BY
+    // batch's too), as a walk tests them for every subtree and leaf it reads.
     const uint64 *earlier = nullptr;
     int nearlier = 0;
     // This probe's prefix as fingerprint bits, to translate for later passes.
