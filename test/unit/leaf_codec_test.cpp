@@ -34,6 +34,21 @@ std::vector<EntryKey> all_of(const Buf &b) {
 
 bool same(const EntryKey &a, const EntryKey &b) { return compare_keys(a, b) == 0; }
 
+// near() over the whole key range equals a brute-force filter of every entry,
+// at radius 0, step, 2 * step, ... up to 64.
+void expect_near_is_brute_force(const Buf &b, std::uint64_t q, int step = 1) {
+    Leaf leaf(b.bytes.data(), b.n);
+    std::vector<EntryKey> every = all_of(b);
+    std::vector<std::uint16_t> out(every.size());
+    for (int radius = 0; radius <= 64; radius += step) {
+        std::size_t m = leaf.near(0, ~0ull, q, radius, out.data());
+        std::vector<std::uint16_t> want;
+        for (std::size_t i = 0; i < every.size(); ++i)
+            if (__builtin_popcountll(every[i].key ^ q) <= radius) want.push_back(static_cast<std::uint16_t>(i));
+        ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << "radius " << radius;
+    }
+}
+
 void expect_round_trip(const std::vector<EntryKey> &in) {
     Buf b = write(in);
     std::vector<EntryKey> want = in;
@@ -246,17 +261,8 @@ TEST(LeafCodec, NearEqualsBruteForceWhenBucketsPassAndFailInTurn) {
         in = more;
     }
     Buf b = write(in);
-    Leaf leaf(b.bytes.data(), b.n);
-    ASSERT_GE(leaf.header().bucket_bits, 8);
-    std::vector<EntryKey> every = all_of(b);
-    std::vector<std::uint16_t> out(every.size());
-    for (int radius = 0; radius <= 64; ++radius) {
-        std::size_t m = leaf.near(0, ~0ull, q, radius, out.data());
-        std::vector<std::uint16_t> want;
-        for (std::size_t i = 0; i < every.size(); ++i)
-            if (__builtin_popcountll(every[i].key ^ q) <= radius) want.push_back(static_cast<std::uint16_t>(i));
-        ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << radius;
-    }
+    ASSERT_GE(packed_header(b.bytes.data()).bucket_bits, 8);
+    expect_near_is_brute_force(b, q);
 }
 
 TEST(LeafCodec, NearEqualsBruteForceOnNarrowSuffixes) {
@@ -268,17 +274,8 @@ TEST(LeafCodec, NearEqualsBruteForceOnNarrowSuffixes) {
         std::vector<EntryKey> in;
         for (std::uint32_t i = 0; i < 300; ++i)
             in.push_back({base | ((i % 2 ? q : rng()) & ~high), static_cast<std::uint32_t>(rng() % 70000), static_cast<std::uint16_t>(i)});
-        Buf b = write(in);
-        Leaf leaf(b.bytes.data(), b.n);
-        std::vector<EntryKey> every = all_of(b);
-        std::vector<std::uint16_t> out(every.size());
-        for (int radius = 0; radius <= 64; radius += 3) {
-            std::size_t m = leaf.near(0, ~0ull, q, radius, out.data());
-            std::vector<std::uint16_t> want;
-            for (std::size_t i = 0; i < every.size(); ++i)
-                if (__builtin_popcountll(every[i].key ^ q) <= radius) want.push_back(static_cast<std::uint16_t>(i));
-            ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << prefix << " " << radius;
-        }
+        SCOPED_TRACE(prefix);
+        expect_near_is_brute_force(write(in), q, 3);
     }
 }
 
@@ -437,18 +434,6 @@ TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
     EXPECT_EQ(h.distance_floor(in[7].key), 0);
     std::size_t bad;
     ASSERT_EQ(leaf_check(b.bytes.data(), b.n, {0, 0, 0}, false, {}, &bad), nullptr);
-    auto expect_near_is_brute_force = [&](const Buf &leaf_bytes, std::uint64_t query) {
-        Leaf leaf(leaf_bytes.bytes.data(), leaf_bytes.n);
-        std::vector<EntryKey> every = all_of(leaf_bytes);
-        std::vector<std::uint16_t> out(every.size());
-        for (int radius = 0; radius <= 64; ++radius) {
-            std::size_t m = leaf.near(0, ~0ull, query, radius, out.data());
-            std::vector<std::uint16_t> want;
-            for (std::size_t i = 0; i < every.size(); ++i)
-                if (__builtin_popcountll(every[i].key ^ query) <= radius) want.push_back(static_cast<std::uint16_t>(i));
-            ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << "radius " << radius;
-        }
-    };
     for (std::uint64_t query : {q, in[100].key, in[100].key ^ 1}) expect_near_is_brute_force(b, query);
     std::vector<std::uint16_t> out(800);
     EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, q, 1, out.data()), 0u);
