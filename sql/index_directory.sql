@@ -65,5 +65,42 @@ SELECT * FROM dir_check('grow');
 SELECT * FROM dir_check('grow');
 SELECT height > 1 AS grew FROM simhash_index_info('grow_fp');
 
-DROP TABLE dirt, grow, dq;
-DROP FUNCTION dir_check(regclass);
+-- Rows crowded behind one 40-bit prefix: the probe of a table whose prefix
+-- lies inside it spans every leaf. For a query that differs from the prefix,
+-- the summary of the keys under each downlink rules most leaves out. The
+-- directory's copies of those summaries only suggest it (inserts weaken the
+-- summaries after the copy): the walk then starts at the root, whose pages'
+-- summaries are current, and reads a few leaves of the 50 each table has.
+CREATE TABLE crowd (id serial, fp simhash64);
+INSERT INTO crowd (fp) SELECT ((x'9e3779b97f'::bit(40)::bigint << 24) | (hashint8extended(i, 21) & 16777215))::simhash64
+    FROM generate_series(1, 40000) i;
+CREATE INDEX crowd_fp ON crowd USING simhash (fp);
+DELETE FROM dq;
+INSERT INTO dq SELECT row_number() OVER (), ((x'9e3779b97f'::bit(40)::bigint << 24) # (1::bigint << b1) # (1::bigint << b2)
+        | (hashint8extended(b1, 22) & 16777215))::simhash64
+    FROM (VALUES (60, 62), (48, 63), (30, 50), (44, 46), (24, 24)) v(b1, b2);
+CREATE FUNCTION crowd_buffers(q simhash64) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT count(*) FROM crowd WHERE fp <@ simhash_ball($1, 3)' INTO plan USING q;
+    RETURN (plan -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::bigint + (plan -> 0 -> 'Plan' ->> 'Shared Read Blocks')::bigint;
+END $$;
+SELECT * FROM dir_check('crowd');
+SELECT qid, crowd_buffers(q) < 12 AS few_pages FROM dq WHERE qid <= 2 ORDER BY qid;
+-- Rows 3 bits from each query, one in each of three 16-bit blocks, inserted
+-- one statement each: only the table whose prefix is the fourth block finds
+-- them, the wide probe above for two of the queries. Their downlinks'
+-- summaries must let them in before they land.
+DO $$
+DECLARE r record;
+BEGIN
+    FOR r IN SELECT q, skip, v FROM dq, generate_series(0, 3) skip, generate_series(0, 1) v LOOP
+        INSERT INTO crowd (fp) SELECT (r.q::bigint # bit_or(1::bigint << (16 * b + 3 + 7 * r.v)))::simhash64
+            FROM generate_series(0, 3) b WHERE b <> r.skip;
+    END LOOP;
+END $$;
+SELECT * FROM dir_check('crowd');
+SELECT simhash_index_check('crowd_fp', true);
+
+DROP TABLE dirt, grow, dq, crowd;
+DROP FUNCTION dir_check(regclass), crowd_buffers(simhash64);

@@ -31,7 +31,7 @@ struct KeyLess {
 
 // Packed little-endian-agnostic layouts (memcpy of the host's fields).
 constexpr std::size_t kLeafEntrySize = 14;      // key 8, block 4, offset 2
-constexpr std::size_t kInternalEntrySize = 18;  // low bound 14, child block 4
+constexpr std::size_t kInternalEntrySize = 34;  // low bound 14, child block 4, key summary 16
 
 inline EntryKey leaf_get(const std::uint8_t *area, std::size_t i) noexcept {
     EntryKey e;
@@ -48,21 +48,48 @@ inline void leaf_put(std::uint8_t *area, std::size_t i, const EntryKey &e) noexc
     std::memcpy(p + 12, &e.offset, 2);
 }
 
+// A downlink, and what it knows of the keys below it: each has every bit of
+// keys_and and no bit outside keys_or. An insert weakens the summary before
+// its key lands below (summary_add), deletions never tighten it, so a scan
+// that reads the entry can rule out the whole subtree from it, as it does a
+// leaf from the leaf's own summary. The default, a summary that rules out
+// nothing, is what a downlink made without one says.
 struct InternalEntry {
     EntryKey low;
     std::uint32_t child;
+    std::uint64_t keys_and = 0, keys_or = ~std::uint64_t{0};
 };
+// The summary of no key: summary_add(e, k, k) then allows k alone.
+constexpr std::uint64_t kNoKeysAnd = ~std::uint64_t{0}, kNoKeysOr = 0;
+
+inline void summary_add(InternalEntry *e, std::uint64_t keys_and, std::uint64_t keys_or) noexcept {
+    e->keys_and &= keys_and;
+    e->keys_or |= keys_or;
+}
+// Whether every key the summary (inner_and, inner_or) allows, `outer`'s
+// allows too: (key, key) for one key.
+inline bool summary_covers(const InternalEntry &outer, std::uint64_t inner_and, std::uint64_t inner_or) noexcept {
+    return (outer.keys_and & ~inner_and) == 0 && (inner_or & ~outer.keys_or) == 0;
+}
+
+inline EntryKey internal_low(const std::uint8_t *area, std::size_t i) noexcept {
+    return leaf_get(area + i * kInternalEntrySize, 0);
+}
 inline InternalEntry internal_get(const std::uint8_t *area, std::size_t i) noexcept {
     InternalEntry e;
     const std::uint8_t *p = area + i * kInternalEntrySize;
     e.low = leaf_get(p, 0);
     std::memcpy(&e.child, p + kLeafEntrySize, 4);
+    std::memcpy(&e.keys_and, p + kLeafEntrySize + 4, 8);
+    std::memcpy(&e.keys_or, p + kLeafEntrySize + 12, 8);
     return e;
 }
 inline void internal_put(std::uint8_t *area, std::size_t i, const InternalEntry &e) noexcept {
     std::uint8_t *p = area + i * kInternalEntrySize;
     leaf_put(p, 0, e.low);
     std::memcpy(p + kLeafEntrySize, &e.child, 4);
+    std::memcpy(p + kLeafEntrySize + 4, &e.keys_and, 8);
+    std::memcpy(p + kLeafEntrySize + 12, &e.keys_or, 8);
 }
 
 // The child whose range holds `key`: the last entry whose low bound <= key

@@ -27,10 +27,11 @@ extern "C" {
 namespace sx = simhash::index;
 
 constexpr uint32 kSimhashIndexMagic = 0x53484958;  // "SHIX"
-// 5: a summary (AND, OR) of the keys in every packed leaf's header (4 was
-// the bucket directory, 3 a block layout of any permutations, 2 packed
-// leaves, 1 the first format): older indexes need a REINDEX.
-constexpr uint32 kSimhashIndexVersion = 5;
+// 6: a summary (AND, OR) of the keys below every downlink (5 added one to
+// every packed leaf's header, 4 the bucket directory, 3 a block layout of any
+// permutations, 2 packed leaves, 1 was the first format): older indexes need
+// a REINDEX.
+constexpr uint32 kSimhashIndexVersion = 6;
 constexpr BlockNumber kMetaBlock = 0;
 constexpr int kDefaultMaxDistance = 3;
 
@@ -146,6 +147,13 @@ struct SimhashDirEntry {
     sx::EntryKey low;   // the child's low bound
     BlockNumber child;
 };
+// The parent's summary of a directory child's keys as it was copied: inserts
+// since may have weakened it, so it only says that reading the parent again
+// could rule the child out (kept apart from the entries, which a probe's
+// binary search reads).
+struct SimhashDirSummary {
+    uint64 keys_and, keys_or;
+};
 // (alignas: the entries that follow need 8-byte alignment, SimhashMeta only 4.)
 struct alignas(8) SimhashCache {
     SimhashMeta meta;
@@ -155,17 +163,22 @@ struct alignas(8) SimhashCache {
     int16 child_level[sx::kMaxTables]; // level of the pages they point to; -1: none
     uint32 total;                      // entries over all tables
     Oid ball_type;                     // found to be simhash_ball (simhash_reads_argument)
-    // the entries follow, then the buffer each child was last read into
+    // the entries follow, then their summaries, then the buffer each child
+    // was last read into
 };
 static_assert(sizeof(SimhashCache) % alignof(SimhashDirEntry) == 0, "directory entries misaligned");
 static inline SimhashDirEntry *simhash_cache_entries(SimhashCache *cache) {
     return reinterpret_cast<SimhashDirEntry *>(cache + 1);
 }
+static inline SimhashDirSummary *simhash_cache_summaries(SimhashCache *cache) {
+    return reinterpret_cast<SimhashDirSummary *>(simhash_cache_entries(cache) + cache->total);
+}
 static inline Buffer *simhash_cache_recent(SimhashCache *cache) {
-    return reinterpret_cast<Buffer *>(simhash_cache_entries(cache) + cache->total);
+    return reinterpret_cast<Buffer *>(simhash_cache_summaries(cache) + cache->total);
 }
 struct SimhashDirectory {
     const SimhashDirEntry *entries;  // sorted by low
+    const SimhashDirSummary *summaries;
     Buffer *recent;                  // the buffer entries[i].child was last read into, or InvalidBuffer
     uint32 n;                        // 0: none, descend from the root
     int child_level;
@@ -187,7 +200,7 @@ void simhash_meta_set_layout(SimhashMeta *meta, const sx::Layout &layout);
 Buffer simhash_new_buffer(Relation index);
 void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key);
 // Pins and share-locks the leaf whose range holds `key` (moving right as needed).
-Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key);
+Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key, bool inserting);
 // Releases locked `buf` for its right sibling, locked in `mode`. Key ranges
 // only increase along right-links (a page's high key is above its low key and
 // is its sibling's low key): a chain that breaks this is corruption (XX002),

@@ -137,9 +137,9 @@ bool next_in_array(void *arg, sx::EntryKey *key) {
 
 bool next_spilled(void *arg, sx::EntryKey *key) { return key_spill_next(static_cast<KeySpill *>(arg), key); }
 
-// Writes one internal level of table `table` from `n` children (low, child)
-// into consecutive new pages; `out` receives one (low, block) per page
-// written; returns how many.
+// Writes one internal level of table `table` from `n` children (low, child,
+// summary) into consecutive new pages; `out` receives one downlink per page
+// written, its summary that of the page's children; returns how many.
 Size write_level(Relation index, int table, uint16 level, const sx::InternalEntry *children, Size n,
                  sx::InternalEntry *out) {
     Size per = static_cast<Size>(internal_capacity() * kBuildFill);
@@ -159,7 +159,8 @@ Size write_level(Relation index, int table, uint16 level, const sx::InternalEntr
             page_opaque(page)->has_high = 1;
             page_opaque(page)->right = BufferGetBlockNumber(buf) + 1;  // the build is the only writer
         }
-        out[p] = {low, BufferGetBlockNumber(buf)};
+        out[p] = {low, BufferGetBlockNumber(buf), sx::kNoKeysAnd, sx::kNoKeysOr};
+        for (Size i = from; i < to; ++i) sx::summary_add(&out[p], children[i].keys_and, children[i].keys_or);
         MarkBufferDirty(buf);
         UnlockReleaseBuffer(buf);
     }
@@ -204,7 +205,9 @@ class LeafWriter {
             page_opaque(page)->has_high = 1;
             page_opaque(page)->right = BufferGetBlockNumber(buf) + 1;  // the build is the only writer
         }
-        out_[pages_++] = {low, BufferGetBlockNumber(buf)};
+        sx::InternalEntry &down = out_[pages_++];
+        down = {low, BufferGetBlockNumber(buf), sx::kNoKeysAnd, sx::kNoKeysOr};
+        for (Size i = 0; i < n_; ++i) sx::summary_add(&down, pending_[i].key, pending_[i].key);
         MarkBufferDirty(buf);
         UnlockReleaseBuffer(buf);
         n_ = 0;

@@ -110,8 +110,11 @@ void leaf_chain(Walk *w, Page page) {
 // right-links (entries only move right, pages are never deleted), cover the
 // rest; each is checked in turn. Under ShareLock no such chain can exist (a
 // split updates the parent in the same record), so it is corruption there.
+// `down` is the parent's downlink, whose summary must allow every key below
+// (unchecked by a relaxed walk: an insert may have weakened it, and landed
+// its key, after the parent was copied).
 void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, const sx::EntryKey &high,
-          BlockNumber right) {
+          BlockNumber right, const sx::InternalEntry *down) {
     // One frame (and a page copy) per level: a corrupt root claiming
     // thousands of levels must end in an error, not past the stack.
     check_stack_depth();
@@ -148,6 +151,8 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
                 corrupt(*w, blk, what);
             sx::Leaf entries = page_leaf(page);
             size_t n = entries.size();
+            if (down && n > 0 && !sx::summary_covers(*down, entries.header().keys_and, entries.header().keys_or))
+                corrupt(*w, blk, "leaf keys outside the parent's summary");
             w->entries += n;
             leaf_chain(w, page);
             size_t cursor = 0;
@@ -168,8 +173,10 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
                 corrupt(*w, blk, "internal keys out of order or range");
             for (size_t i = 0; i < n; ++i) {
                 sx::InternalEntry e = sx::internal_get(page_area(page), i);
+                if (down && !sx::summary_covers(*down, e.keys_and, e.keys_or))
+                    corrupt(*w, blk, "internal summary outside the parent's");
                 bool last = i + 1 == n;
-                sx::EntryKey child_high = last ? page_bound : sx::internal_get(page_area(page), i + 1).low;
+                sx::EntryKey child_high = last ? page_bound : sx::internal_low(page_area(page), i + 1);
                 // The last child's right sibling is the first child of this page's right sibling.
                 BlockNumber child_right = InvalidBlockNumber;
                 if (!last) {
@@ -183,7 +190,8 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
                                       : InvalidBlockNumber;
                     UnlockReleaseBuffer(rb);
                 }
-                walk(w, e.child, op->level - 1, e.low, last ? page_has_high : true, child_high, child_right);
+                walk(w, e.child, op->level - 1, e.low, last ? page_has_high : true, child_high, child_right,
+                     w->relaxed ? nullptr : &e);
             }
         }
         if (!split_off) return;
@@ -304,7 +312,7 @@ void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tabl
         w->dirty = &dirty;
         w->relaxed = relaxed;
         w->entries_seen = entries_seen;
-        walk(w, meta.roots[t], -1, {0, 0, 0}, false, {0, 0, 0}, InvalidBlockNumber);
+        walk(w, meta.roots[t], -1, {0, 0, 0}, false, {0, 0, 0}, InvalidBlockNumber, nullptr);
     }
 }
 

@@ -15,6 +15,10 @@
 // directory is read again after kStaleHops of them. It is also dropped with
 // the relcache entry (relcache invalidation frees rd_amcache: REINDEX,
 // TRUNCATE and the like give the index a new relfilenode).
+//
+// The copies of the downlinks' key summaries go stale in a way no right-link
+// shows (an insert weakens a summary in place), so scans take them only as a
+// hint of where reading the current ones would pay (first_children).
 #include "index.hpp"
 
 #include <algorithm>
@@ -26,10 +30,11 @@ extern "C" {
 
 namespace {
 
-// Entries cached per index, over all tables (24 bytes each, 1.5 MB at most):
-// the leaf level of a K = 3 index fits up to about 13M rows (47,500 leaves
-// at 10M); above that a higher level is cached and a probe reads one internal
-// page more per table, which at 10M cost 0.4 us of a 10 us probe.
+// Entries cached per index, over all tables (44 bytes each with their
+// summaries and buffers, 2.75 MB at most): the leaf level of a K = 3 index
+// fits up to about 13M rows (47,500 leaves at 10M); above that a higher level
+// is cached and a probe reads one internal page more per table, which at 10M
+// cost 0.4 us of a 10 us probe.
 constexpr uint32 kDirectoryBudget = 65536;
 
 // Right-links followed from directory children (and root descents of tables
@@ -39,14 +44,14 @@ constexpr uint32 kDirectoryBudget = 65536;
 constexpr uint32 kStaleHops = 64;
 
 struct Entries {
-    SimhashDirEntry *v;
+    sx::InternalEntry *v;
     uint32 n, cap;
 };
 
-void push(Entries *e, const SimhashDirEntry &x) {
+void push(Entries *e, const sx::InternalEntry &x) {
     if (e->n == e->cap) {
         e->cap = e->cap == 0 ? 64 : e->cap * 2;
-        e->v = static_cast<SimhashDirEntry *>(e->v ? repalloc(e->v, e->cap * sizeof(x)) : palloc(e->cap * sizeof(x)));
+        e->v = static_cast<sx::InternalEntry *>(e->v ? repalloc(e->v, e->cap * sizeof(x)) : palloc(e->cap * sizeof(x)));
     }
     e->v[e->n++] = x;
 }
@@ -90,10 +95,7 @@ bool read_level(Relation index, int table, BlockNumber blk, int *level, uint32 b
             UnlockReleaseBuffer(buf);
             return false;
         }
-        for (size_t i = 0; i < n; ++i) {
-            sx::InternalEntry e = sx::internal_get(page_area(page), i);
-            push(out, {e.low, e.child});
-        }
+        for (size_t i = 0; i < n; ++i) push(out, sx::internal_get(page_area(page), i));
         blk = op->right;
         UnlockReleaseBuffer(buf);
     }
@@ -129,7 +131,7 @@ SimhashCache *load(Relation index) {
         if (child_level[t] < 0) tables[t].n = 0;
         total += tables[t].n;
     }
-    Size size = sizeof(SimhashCache) + total * (sizeof(SimhashDirEntry) + sizeof(Buffer));
+    Size size = sizeof(SimhashCache) + total * (sizeof(SimhashDirEntry) + sizeof(SimhashDirSummary) + sizeof(Buffer));
     // (Zeroed: every recent buffer starts as InvalidBuffer.)
     SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, size));
     cache->meta = meta;
@@ -137,12 +139,16 @@ SimhashCache *load(Relation index) {
     cache->loaded = true;
     cache->total = total;
     SimhashDirEntry *entries = simhash_cache_entries(cache);
+    SimhashDirSummary *summaries = simhash_cache_summaries(cache);
     uint32 at = 0;
     for (int t = 0; t < meta.tables; ++t) {
         cache->start[t] = at;
         cache->child_level[t] = static_cast<int16>(child_level[t]);
-        if (tables[t].n > 0) memcpy(entries + at, tables[t].v, tables[t].n * sizeof(SimhashDirEntry));
-        at += tables[t].n;
+        for (uint32 i = 0; i < tables[t].n; ++i, ++at) {
+            const sx::InternalEntry &e = tables[t].v[i];
+            entries[at] = {e.low, e.child};
+            summaries[at] = {e.keys_and, e.keys_or};
+        }
         if (tables[t].v) pfree(tables[t].v);
     }
     cache->start[meta.tables] = at;
@@ -163,10 +169,10 @@ SimhashCache *simhash_cache(Relation index) {
 }
 
 SimhashDirectory simhash_directory(SimhashCache *cache, int table) {
-    if (table >= cache->meta.tables || cache->child_level[table] < 0) return {nullptr, nullptr, 0, -1};
+    if (table >= cache->meta.tables || cache->child_level[table] < 0) return {nullptr, nullptr, nullptr, 0, -1};
     uint32 at = cache->start[table];
-    return {simhash_cache_entries(cache) + at, simhash_cache_recent(cache) + at, cache->start[table + 1] - at,
-            cache->child_level[table]};
+    return {simhash_cache_entries(cache) + at, simhash_cache_summaries(cache) + at, simhash_cache_recent(cache) + at,
+            cache->start[table + 1] - at, cache->child_level[table]};
 }
 
 size_t simhash_directory_find(const SimhashDirectory &dir, const sx::EntryKey &key) {

@@ -228,27 +228,55 @@ Buffer lock_child(Relation index, const Downlink &d, int mode) {
 
 }  // namespace
 
-Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key) {
+// Lets the summary of downlink `pos` of exclusively locked internal page
+// `buf` allow `key`, before the key lands below it.
+static void weaken_downlink(Relation index, Buffer buf, size_t pos, uint64 key) {
+    sx::InternalEntry e = sx::internal_get(page_area(BufferGetPage(buf)), pos);
+    if (sx::summary_covers(e, key, key)) return;
+    sx::summary_add(&e, key, key);
+    GenericXLogState *state = GenericXLogStart(index);
+    Page page = GenericXLogRegisterBuffer(state, buf, 0);
+    sx::internal_put(page_area(page), pos, e);
+    GenericXLogFinish(state);
+}
+
+// An insert (`inserting`) weakens the summary of each downlink it follows
+// that does not allow its key yet, under an exclusive lock taken only then:
+// once summaries have seen a few keys of their ranges, that is rare.
+Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key, bool inserting) {
+    int mode = BUFFER_LOCK_SHARE;
     Buffer buf = ReadBuffer(index, root);
-    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    LockBuffer(buf, mode);
     simhash_check_page(index, buf);
     for (;;) {
         Page page = BufferGetPage(buf);
         if (beyond_high(page, key)) {
-            buf = simhash_step_right(index, buf, BUFFER_LOCK_SHARE);
+            buf = simhash_step_right(index, buf, mode);
             continue;
         }
         if (page_opaque(page)->flags & kPageLeaf) return buf;
         Downlink d = downlink_for(buf, key);
+        if (inserting && !sx::summary_covers(d.entry, key.key, key.key)) {
+            if (mode == BUFFER_LOCK_SHARE) {
+                // (The page may split meanwhile: look again.)
+                mode = BUFFER_LOCK_EXCLUSIVE;
+                LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+                LockBuffer(buf, mode);
+                simhash_check_page(index, buf);
+                continue;
+            }
+            weaken_downlink(index, buf, d.pos, key.key);
+        }
         UnlockReleaseBuffer(buf);
-        buf = lock_child(index, d, BUFFER_LOCK_SHARE);
+        mode = BUFFER_LOCK_SHARE;
+        buf = lock_child(index, d, mode);
     }
 }
 
 // Optimistic insert: share locks down to the leaf, then an exclusive lock on
 // the leaf; succeeds when the leaf has room (almost always).
 static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
-    Buffer buf = simhash_find_leaf(index, root, key);
+    Buffer buf = simhash_find_leaf(index, root, key, true);
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
     for (;;) {
@@ -310,6 +338,22 @@ static sx::EntryKey split_entries(Page src, Page left, Page right, LeafHalves *h
     return sep;
 }
 
+// A downlink to `page` whose summary is that of the page's keys: an
+// internal page's own downlinks, a leaf's header.
+static sx::InternalEntry summarized_downlink(Page page, const sx::EntryKey &low, BlockNumber blk) {
+    sx::InternalEntry down{low, blk, sx::kNoKeysAnd, sx::kNoKeysOr};
+    if (page_opaque(page)->flags & kPageLeaf) {
+        sx::Leaf leaf = page_leaf(page);
+        if (leaf.size() > 0) sx::summary_add(&down, leaf.header().keys_and, leaf.header().keys_or);
+        return down;
+    }
+    for (size_t i = 0, n = internal_count(page); i < n; ++i) {
+        sx::InternalEntry e = sx::internal_get(page_area(page), i);
+        sx::summary_add(&down, e.keys_and, e.keys_or);
+    }
+    return down;
+}
+
 // The root stays at its block: its entries move to two new pages and it
 // becomes their parent, one level up. One record of three pages.
 static void split_root(Relation index, Buffer root) {
@@ -335,8 +379,8 @@ static void split_root(Relation index, Buffer root) {
     uint16 level = rop->level + 1, table = rop->table;
     simhash_init_page(page, kPageInternal, level, table);
     sx::leaf_put(page_opaque(page)->low, 0, low);
-    sx::internal_put(page_area(page), 0, {low, BufferGetBlockNumber(lbuf)});
-    sx::internal_put(page_area(page), 1, {sep, BufferGetBlockNumber(rbuf)});
+    sx::internal_put(page_area(page), 0, summarized_downlink(left, low, BufferGetBlockNumber(lbuf)));
+    sx::internal_put(page_area(page), 1, summarized_downlink(right, sep, BufferGetBlockNumber(rbuf)));
     internal_set_count(page, 2);
     GenericXLogFinish(state);
     UnlockReleaseBuffer(lbuf);
@@ -365,8 +409,13 @@ static Buffer split_child(Relation index, Buffer pbuf, size_t pos, Buffer cbuf, 
     sx::leaf_put(cop->high, 0, sep);
     cop->has_high = 1;
     cop->right = BufferGetBlockNumber(rbuf);
+    // The split-off half keeps the summary of the whole: inserts that
+    // weakened it may still be on their way to keys now on the right.
     size_t n = internal_count(parent);
-    sx::internal_insert(page_area(parent), n, pos + 1, {sep, BufferGetBlockNumber(rbuf)});
+    sx::InternalEntry down = sx::internal_get(page_area(parent), pos);
+    down.low = sep;
+    down.child = BufferGetBlockNumber(rbuf);
+    sx::internal_insert(page_area(parent), n, pos + 1, down);
     internal_set_count(parent, n + 1);
     GenericXLogFinish(state);
     if (sx::key_less(key, sep)) {
@@ -388,6 +437,7 @@ static void insert_pessimistic(Relation index, BlockNumber root, const sx::Entry
     for (;;) {
         if (page_opaque(BufferGetPage(buf))->flags & kPageLeaf) break;
         Downlink d = downlink_for(buf, key);
+        weaken_downlink(index, buf, d.pos, key.key);
         Buffer cbuf = lock_child(index, d, BUFFER_LOCK_EXCLUSIVE);
         Buffer next = needs_split(BufferGetPage(cbuf), key) ? split_child(index, buf, d.pos, cbuf, key) : cbuf;
         UnlockReleaseBuffer(buf);

@@ -156,6 +156,7 @@ struct Pass {
     int nearlier = 0;
     // This probe's prefix as fingerprint bits, to translate for later passes.
     uint64 fp_mask = 0, fp_prefix = 0;
+    SimhashDirectory dir{nullptr, nullptr, nullptr, 0, -1};  // the table's, set by run_passes
 };
 
 // Whether an earlier probe pass of the same scan reports the row of `key`:
@@ -276,6 +277,9 @@ struct Child {
     bool has_high;
     sx::EntryKey high;
     Buffer *recent;  // a directory child: the buffer it was last read into
+    // The parent's summary of the child's keys (sx::InternalEntry). Not the
+    // directory's: its copies are not kept as inserts weaken the summaries.
+    uint64 keys_and = 0, keys_or = ~uint64{0};
 };
 
 // Pins c.block, through the buffer the directory remembers for it while that
@@ -295,11 +299,13 @@ Buffer read_child(Relation index, const Child &c) {
     return buf;
 }
 
+// The bits a child's keys share are those of its range's common prefix, and
+// those its summary says every key has, or none has.
 bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
     uint64 last = c.has_high ? c.high.key : ~uint64{0};
     if (last < p.lo || c.low.key > p.hi) return true;
-    uint64 shared = shared_bits(c.low.key, last);
-    return prunable(p, current_radius(p, st), c.low.key, shared);
+    uint64 in_range = shared_bits(c.low.key, last), in_summary = ~(c.keys_and ^ c.keys_or) & ~in_range;
+    return prunable(p, current_radius(p, st), (c.low.key & in_range) | (c.keys_and & in_summary), in_range | in_summary);
 }
 
 void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buffer first);
@@ -340,14 +346,23 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
             size_t n = internal_count(page);
             size_t first_child = sx::internal_find(area, n, {p.lo, 0, 0});
             size_t end = first_child;
-            while (end < n && sx::internal_get(area, end).low.key <= p.hi) end++;
+            while (end < n && sx::internal_low(area, end).key <= p.hi) end++;
             children = static_cast<Child *>(palloc(sizeof(Child) * (end > first_child ? end - first_child : 1)));
+            // Children the directory lists too (a wide range walked from
+            // the root) are pinned through the buffers it remembers.
+            bool listed = p.dir.n > 0 && op->level - 1 == p.dir.child_level && end > first_child;
+            size_t d = listed ? simhash_directory_find(p.dir, sx::internal_low(area, first_child)) : 0;
             for (size_t i = first_child; i < end; ++i) {
                 sx::InternalEntry e = sx::internal_get(area, i);
                 bool child_has_high = i + 1 < n || has_high;
                 Child ch{e.child, op->level - 1, e.low, child_has_high,
-                         i + 1 < n ? sx::internal_get(area, i + 1).low : high, nullptr};
-                if (!child_prunable(p, st, ch)) children[nchildren++] = ch;
+                         i + 1 < n ? sx::internal_low(area, i + 1) : high, nullptr, e.keys_and, e.keys_or};
+                if (child_prunable(p, st, ch)) continue;
+                if (listed) {
+                    while (d < p.dir.n && sx::key_less(p.dir.entries[d].low, e.low)) d++;
+                    if (d < p.dir.n && p.dir.entries[d].child == e.child) ch.recent = &p.dir.recent[d];
+                }
+                children[nchildren++] = ch;
             }
         }
         UnlockReleaseBuffer(buf);
@@ -393,24 +408,42 @@ void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buf
 }
 
 // Where a pass starts: the directory's children whose ranges meet the pass's
-// keys, or the table's root when it has no directory.
-size_t first_children(const Pass &p, const SimhashMeta &meta, const SimhashDirectory &dir, const ScanState *st,
-                      Child **out) {
+// keys, or the table's root when it has no directory. Where rows crowd
+// behind a prefix the query shares, the range spans many leaves, and the
+// summaries of their keys could rule most of them out. The directory's copies
+// may be stale, but summaries only weaken: a leaf its copy does not rule out
+// stays in. When its copies rule out more than kRuledOut leaves, the walk
+// starts at the root instead, whose internal pages' summaries are current.
+constexpr size_t kRuledOut = 8;
+size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *st, Child **out) {
+    const SimhashDirectory &dir = p.dir;
+    const Child root{meta.roots[p.table], -1, {0, 0, 0}, false, {0, 0, 0}, nullptr};
     if (dir.n == 0) {
         *out = static_cast<Child *>(palloc(sizeof(Child)));
-        (*out)[0] = {meta.roots[p.table], -1, {0, 0, 0}, false, {0, 0, 0}, nullptr};
+        (*out)[0] = root;
         return 1;
     }
     size_t first = simhash_directory_find(dir, {p.lo, 0, 0});
     size_t end = first;
     while (end < dir.n && dir.entries[end].low.key <= p.hi) end++;
     Child *children = static_cast<Child *>(palloc(sizeof(Child) * (end - first)));
-    size_t n = 0;
+    // (A probe of random keys spans one or two leaves: no hint can pay.)
+    bool wide = end - first > kRuledOut && dir.child_level == 0;
+    size_t n = 0, ruled_out = 0;
     for (size_t i = first; i < end; ++i) {
         bool has_high = i + 1 < dir.n;
         Child ch{dir.entries[i].child, dir.child_level, dir.entries[i].low, has_high,
                  has_high ? dir.entries[i + 1].low : sx::EntryKey{0, 0, 0}, &dir.recent[i]};
-        if (!child_prunable(p, st, ch)) children[n++] = ch;
+        if (child_prunable(p, st, ch)) continue;
+        children[n++] = ch;
+        if (!wide) continue;
+        ch.keys_and = dir.summaries[i].keys_and;
+        ch.keys_or = dir.summaries[i].keys_or;
+        if (child_prunable(p, st, ch)) ruled_out++;
+    }
+    if (ruled_out > kRuledOut) {
+        children[0] = root;
+        n = 1;
     }
     *out = children;
     return n;
@@ -432,13 +465,13 @@ void run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
     Buffer first[sx::kMaxTables + 1];
     uint32 hops = 0;
     for (int i = 0; i < npasses; ++i) {
-        SimhashDirectory dir = simhash_directory(cache, passes[i].table);
-        nchildren[i] = first_children(passes[i], cache->meta, dir, st, &children[i]);
+        passes[i].dir = simhash_directory(cache, passes[i].table);
+        nchildren[i] = first_children(passes[i], cache->meta, st, &children[i]);
         // Pinning reads the buffer's descriptor, rarely in the CPU cache at 10M rows.
         if (nchildren[i] > 0 && children[i][0].recent != nullptr && *children[i][0].recent > 0)
             __builtin_prefetch(GetBufferDescriptor(*children[i][0].recent - 1));
         // A table that had no directory may have grown one level since.
-        if (dir.n == 0 && passes[i].table < cache->meta.tables) hops++;
+        if (passes[i].dir.n == 0 && passes[i].table < cache->meta.tables) hops++;
     }
     for (int i = 0; i < npasses; ++i) {
         first[i] = nchildren[i] > 0 ? read_child(index, children[i][0]) : InvalidBuffer;
@@ -651,7 +684,7 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
         if (!(page_opaque(page)->flags & kPageLeaf)) {
             BlockNumber root = BufferGetBlockNumber(buf);
             UnlockReleaseBuffer(buf);
-            buf = simhash_find_leaf(index, root, want);
+            buf = simhash_find_leaf(index, root, want, false);
             continue;
         }
         if (page_leaf(page).contains(want)) {

@@ -189,8 +189,9 @@ $node->reload;
 # INSERT's descent too, not a descent that never ends: the insert went round
 # at full CPU, deaf to statement_timeout, cancel and terminate. Every downlink
 # of the root of a one-table index of height 2 is patched to the root itself.
-# Internal entries follow the 24-byte page header: a 14-byte low key, then
-# the child's block number (uint32); pd_lower (uint16 at byte 12) ends them.
+# Internal entries follow the 24-byte page header: a 14-byte low key, the
+# child's block number (uint32), then the summary of the child's keys (two
+# uint64); pd_lower (uint16 at byte 12) ends them.
 $node->safe_psql('postgres', q{
 CREATE TABLE dl (g int, fp simhash64);
 INSERT INTO dl SELECT g, fp_of('d' || g) FROM generate_series(1, 5000) g;
@@ -202,7 +203,7 @@ my ($root) = find_block($dl_file, sub { my ($flags, $level) = @_; $flags == 2 &&
 if (defined $root)
 {
 	my $lower = unpack('S', substr(slurp_file($dl_file), $root * 8192 + 12, 2));
-	patch_block($dl_file, $root, $_ + 14, pack('L', $root)) for grep { ($_ - 24) % 18 == 0 } 24 .. $lower - 1;
+	patch_block($dl_file, $root, $_ + 14, pack('L', $root)) for grep { ($_ - 24) % 34 == 0 } 24 .. $lower - 1;
 }
 $node->start;
 ok(defined $root, 'the root of a height-2 index had its downlinks patched');
@@ -244,6 +245,26 @@ foreach my $case ([ 'zeroed', 0, "\0" x 8192 ], [ 'packed count 65535', 24, pack
 patch_block($dl_file, $leaf_blk, 0, $leaf_page);
 $node->start;
 index_check($node, 'dl_fp', 1, 'the leaf restored');
+
+# A downlink whose summary rules out keys its child holds is corruption the
+# check reports: scans trust the summary to skip the child unread. The root's
+# first downlink gets the summary of no key (AND all ones, OR zero).
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->stop;
+($root) = find_block($dl_file, sub { my ($flags, $level) = @_; $flags == 2 && $level == 1 });
+die 'no root' unless defined $root;
+my $root_page = substr(slurp_file($dl_file), $root * 8192, 8192);
+my $first_child = unpack('L', substr($root_page, 24 + 14, 4));
+patch_block($dl_file, $root, 24 + 18, pack('Q', ~0) . pack('Q', 0));
+$node->start;
+($rc, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT simhash_index_check('dl_fp')");
+like($err, qr/XX002/, 'a downlink summary that rules out its child\'s keys: the check raises index_corrupted');
+like($err, qr/simhash index "dl_fp" is corrupt: table 0, block $first_child: leaf keys outside the parent's summary/,
+	'the message names the child and what its keys break');
+$node->stop;
+patch_block($dl_file, $root, 0, $root_page);
+$node->start;
+index_check($node, 'dl_fp', 1, 'the root restored');
 
 # An entry whose key is not its row's fingerprint is corruption that scans
 # cannot see (they never recheck), so heapallindexed looks for it: an index

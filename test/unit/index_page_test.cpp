@@ -36,3 +36,31 @@ TEST(IndexPage, InternalFindInsertSplit) {
     EXPECT_EQ(sep.key, 20u);
     EXPECT_TRUE(internal_sorted_within(right.data(), nr, sep, false, {}, &bad));
 }
+
+TEST(IndexPage, InternalEntryKeepsTheSummaryOfItsChild) {
+    std::vector<std::uint8_t> area(3 * kInternalEntrySize);
+    InternalEntry down{{7, 8, 9}, 42, kNoKeysAnd, kNoKeysOr};
+    summary_add(&down, 0xF0F0, 0xF0F0);
+    summary_add(&down, 0xF0FF, 0xF0FF);
+    internal_put(area.data(), 1, down);
+    InternalEntry e = internal_get(area.data(), 1);
+    EXPECT_EQ(e.low.key, 7u);
+    EXPECT_EQ(e.child, 42u);
+    EXPECT_EQ(e.keys_and, 0xF0F0u);
+    EXPECT_EQ(e.keys_or, 0xF0FFu);
+    EXPECT_EQ(internal_low(area.data(), 1).offset, 9);
+    // It allows the keys added and those between them, nothing else.
+    EXPECT_TRUE(summary_covers(e, 0xF0F3, 0xF0F3));
+    EXPECT_TRUE(summary_covers(e, 0xF0F0, 0xF0FF));
+    EXPECT_FALSE(summary_covers(e, 0xF070, 0xF070));   // lacks a bit every key has
+    EXPECT_FALSE(summary_covers(e, 0x1F0F0, 0x1F0F0)); // has a bit no key has
+    // A downlink made without a summary rules out nothing.
+    InternalEntry plain{{0, 0, 0}, 1};
+    EXPECT_TRUE(summary_covers(plain, 0, ~std::uint64_t{0}));
+    // The summary of no key allows none until one is added.
+    InternalEntry none{{0, 0, 0}, 1, kNoKeysAnd, kNoKeysOr};
+    EXPECT_FALSE(summary_covers(none, 5, 5));
+    summary_add(&none, 5, 5);
+    EXPECT_TRUE(summary_covers(none, 5, 5));
+    EXPECT_FALSE(summary_covers(none, 4, 4));
+}
