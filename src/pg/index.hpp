@@ -167,6 +167,7 @@ struct alignas(8) SimhashCache {
     // was last read into
 };
 static_assert(sizeof(SimhashCache) % alignof(SimhashDirEntry) == 0, "directory entries misaligned");
+static_assert(sizeof(SimhashDirEntry) % alignof(SimhashDirSummary) == 0, "directory summaries misaligned");
 static inline SimhashDirEntry *simhash_cache_entries(SimhashCache *cache) {
     return reinterpret_cast<SimhashDirEntry *>(cache + 1);
 }
@@ -199,7 +200,9 @@ sx::Layout simhash_layout(const SimhashMeta &meta);
 void simhash_meta_set_layout(SimhashMeta *meta, const sx::Layout &layout);
 Buffer simhash_new_buffer(Relation index);
 void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key);
-// Pins and share-locks the leaf whose range holds `key` (moving right as needed).
+// Pins and share-locks the leaf whose range holds `key` (moving right as
+// needed). `inserting`: first weakens the key summary of each downlink on the
+// way that does not allow `key` yet, locking that internal page exclusively.
 Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &key, bool inserting);
 // Releases locked `buf` for its right sibling, locked in `mode`. Key ranges
 // only increase along right-links (a page's high key is above its low key and

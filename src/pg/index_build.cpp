@@ -307,7 +307,7 @@ extern "C" IndexBuildResult *simhash_ambuild(Relation heap, Relation index, Inde
     const int params[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL, PROGRESS_CREATEIDX_TUPLES_DONE};
     const int64 values[] = {kPhaseWriteTables, static_cast<int64>(st.rows) * meta.tables, 0};
     pgstat_progress_update_multi_param(3, params, values);
-    // One (low, block) per page of a level: the leaf level has the most.
+    // One downlink per page of a level: the leaf level has the most.
     Size level_slots = Max(st.rows, st.null_rows) / min_entries_per_leaf() + 2;
     if (st.spill != nullptr) {
         // The last load joins the runs, and its memory becomes read buffers.

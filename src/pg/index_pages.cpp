@@ -273,8 +273,9 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
     }
 }
 
-// Optimistic insert: share locks down to the leaf, then an exclusive lock on
-// the leaf; succeeds when the leaf has room (almost always).
+// Optimistic insert: share locks down to the leaf (exclusive on an internal
+// page whose downlink's summary must allow the key), then an exclusive lock
+// on the leaf; succeeds when the leaf has room (almost always).
 static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = simhash_find_leaf(index, root, key, true);
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);

@@ -453,11 +453,12 @@ size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *s
 // and (at the usual bucket widths) the bucket directory.
 constexpr size_t kLeafHeadBytes = 256;
 
-// Runs the passes (one per table at most), from the directory. A probe's
-// leaves, one per table, are rarely in the CPU cache at 10M rows, and each
-// is a chain of misses (page header, directory, entries): the chains run
-// side by side, by first pinning every pass's first page and loading its
-// head, then loading the entries each will read, and only then reading any.
+// Runs the passes (one per table at most), from the directory or a root
+// (first_children). A probe's leaves, one per table, are rarely in the CPU
+// cache at 10M rows, and each is a chain of misses (page header, directory,
+// entries): the chains run side by side, by first pinning every pass's first
+// page and loading its head, then loading the entries each will read, and
+// only then reading any.
 void run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
     SimhashCache *cache = simhash_cache(index);
     Child *children[sx::kMaxTables + 1];
