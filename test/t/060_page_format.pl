@@ -266,6 +266,26 @@ patch_block($dl_file, $root, 0, $root_page);
 $node->start;
 index_check($node, 'dl_fp', 1, 'the root restored');
 
+# The same one level up: an index of height 3 (one table of 200,000 rows)
+# whose root's first downlink, to an internal page, rules out every key.
+$node->safe_psql('postgres', q{
+CREATE TABLE tall (g int, fp simhash64);
+INSERT INTO tall SELECT g, hashint8extended(g, 7)::simhash64 FROM generate_series(1, 200000) g;
+CREATE INDEX tall_fp ON tall USING simhash (fp) WITH (max_distance = 0)});
+is($node->safe_psql('postgres', q{SELECT height FROM simhash_index_info('tall_fp')}), '3', 'an index of height 3');
+my $tall_file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('tall_fp')");
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->stop;
+my ($tall_root) = find_block($tall_file, sub { my ($flags, $level) = @_; $flags == 2 && $level == 2 });
+die 'no root of level 2' unless defined $tall_root;
+my $level1 = unpack('L', substr(slurp_file($tall_file), $tall_root * 8192 + 24 + 14, 4));
+patch_block($tall_file, $tall_root, 24 + 18, pack('Q', ~0) . pack('Q', 0));
+$node->start;
+($rc, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT simhash_index_check('tall_fp')");
+like($err, qr/simhash index "tall_fp" is corrupt: table 0, block $level1: internal summary outside the parent's/,
+	'a downlink summary that rules out its internal child\'s: the check names that page');
+$node->safe_psql('postgres', 'DROP TABLE tall');
+
 # An entry whose key is not its row's fingerprint is corruption that scans
 # cannot see (they never recheck), so heapallindexed looks for it: an index
 # built empty gets two rows, which land in its root leaf's tail of plain
