@@ -25,6 +25,11 @@ $node->start;
 create_test_schema($node);
 create_queries($node);
 insert_rows($node, 'fps', 1, 20000);
+# 40,000 more of the rows that share test_fp's 40-bit prefix: enough leaves
+# that a query just outside the prefix walks from the root, on the downlink
+# summaries that the concurrent inserts and splits keep up to date.
+$node->safe_psql('postgres',
+	'INSERT INTO fps (g, fp) SELECT g, test_fp(g) FROM generate_series(900000009, 900400000, 10) g');
 create_simhash_index($node, $method, 'fps', 'fps_idx', 3);
 
 # (pgbench substitutes variables inside quoted literals too.)
@@ -49,6 +54,31 @@ SELECT count(*) AS seq FROM fps WHERE fp <@ simhash_ball(test_fp(:g), :k) \gset
 END;
 \if :ios != :seq or :idx != :seq or :bmp != :seq
 SELECT ('index-only ' || :ios || ', index ' || :idx || ', bitmap ' || :bmp || ', seqscan ' || :seq || ' for g = ' || :g || ', k = ' || :k)::int;
+\endif
+};
+# The same for queries 3 bits from a row of the crowd, one bit in each of
+# three 16-bit blocks, the top one among them: only the table whose prefix is
+# the fourth block finds that row, and its probe spans the crowd. The final
+# check also verifies every downlink's summary, which the crowd's inserts and
+# splits keep narrow.
+my $check_crowd = q{
+\set j random(0, 39999)
+\set a random(48, 63)
+\set c random(16, 31)
+\set d random(0, 15)
+\set k random(3, 4)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT (coalesce(test_fp(900000009 + 10 * :j), fp_of('p'))::bigint # (1::bigint << :a) # (1::bigint << :c) # (1::bigint << :d))::simhash64 AS q \gset
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) AS idx FROM fps WHERE fp <@ simhash_ball(':q', :k) \gset
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_indexscan = off;
+SET LOCAL enable_indexonlyscan = off;
+SELECT count(*) AS seq FROM fps WHERE fp <@ simhash_ball(':q', :k) \gset
+END;
+\if :idx != :seq
+SELECT ('crowd: index ' || :idx || ', seqscan ' || :seq || ' for q = :q, k = ' || :k)::int;
 \endif
 };
 my $check_knn = q{
@@ -83,6 +113,7 @@ $node->pgbench(
 		  "\\set r random(1, 60000)\nDELETE FROM fps WHERE id BETWEEN :r AND :r + 3;\n",
 		'simhash_vacuum@1' => "VACUUM fps;\n",
 		'simhash_within@6' => $check_within,
+		'simhash_within_crowd@3' => $check_crowd,
 		'simhash_knn@3' => $check_knn,
 	});
 
