@@ -58,9 +58,10 @@ SELECT ('index-only ' || :ios || ', index ' || :idx || ', bitmap ' || :bmp || ',
 };
 # The same for queries 3 bits from a row of the crowd, one bit in each of
 # three 16-bit blocks, the top one among them: only the table whose prefix is
-# the fourth block finds that row, and its probe spans the crowd. The final
-# check also verifies every downlink's summary, which the crowd's inserts and
-# splits keep narrow.
+# the fourth block finds that row, and its probe spans the crowd, whose
+# leaves its downlinks' summaries rule in or out. The final check verifies
+# every downlink's summary, which the crowd's inserts and splits keep narrow
+# (random keys saturate theirs at the build).
 my $check_crowd = q{
 \set j random(0, 39999)
 \set a random(48, 63)
