@@ -200,6 +200,10 @@ sx::Layout simhash_layout(const SimhashMeta &meta);
 void simhash_meta_set_layout(SimhashMeta *meta, const sx::Layout &layout);
 Buffer simhash_new_buffer(Relation index);
 void simhash_tree_insert(Relation index, const SimhashMeta &meta, int table, const sx::EntryKey &key);
+// A downlink to `page` (block `blk`, low bound `low`) whose summary is exactly
+// that of the page's keys: a leaf's header, or an internal page's downlinks
+// folded (the build's pages, and the root split's two new ones).
+sx::InternalEntry simhash_downlink(Page page, const sx::EntryKey &low, BlockNumber blk);
 // Pins and share-locks the leaf whose range holds `key` (moving right as
 // needed). `inserting`: first weakens the key summary of each downlink on the
 // way that does not allow `key` yet, locking that internal page exclusively.

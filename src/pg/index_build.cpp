@@ -159,8 +159,7 @@ Size write_level(Relation index, int table, uint16 level, const sx::InternalEntr
             page_opaque(page)->has_high = 1;
             page_opaque(page)->right = BufferGetBlockNumber(buf) + 1;  // the build is the only writer
         }
-        out[p] = {low, BufferGetBlockNumber(buf), sx::kNoKeysAnd, sx::kNoKeysOr};
-        for (Size i = from; i < to; ++i) sx::summary_add(&out[p], children[i].keys_and, children[i].keys_or);
+        out[p] = simhash_downlink(page, low, BufferGetBlockNumber(buf));
         MarkBufferDirty(buf);
         UnlockReleaseBuffer(buf);
     }
@@ -205,9 +204,7 @@ class LeafWriter {
             page_opaque(page)->has_high = 1;
             page_opaque(page)->right = BufferGetBlockNumber(buf) + 1;  // the build is the only writer
         }
-        sx::InternalEntry &down = out_[pages_++];
-        down = {low, BufferGetBlockNumber(buf), sx::kNoKeysAnd, sx::kNoKeysOr};
-        for (Size i = 0; i < n_; ++i) sx::summary_add(&down, pending_[i].key, pending_[i].key);
+        out_[pages_++] = simhash_downlink(page, low, BufferGetBlockNumber(buf));
         MarkBufferDirty(buf);
         UnlockReleaseBuffer(buf);
         n_ = 0;

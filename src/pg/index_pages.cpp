@@ -339,9 +339,7 @@ static sx::EntryKey split_entries(Page src, Page left, Page right, LeafHalves *h
     return sep;
 }
 
-// A downlink to `page` whose summary is that of the page's keys: an
-// internal page's own downlinks, a leaf's header.
-static sx::InternalEntry summarized_downlink(Page page, const sx::EntryKey &low, BlockNumber blk) {
+sx::InternalEntry simhash_downlink(Page page, const sx::EntryKey &low, BlockNumber blk) {
     sx::InternalEntry down{low, blk, sx::kNoKeysAnd, sx::kNoKeysOr};
     if (page_opaque(page)->flags & kPageLeaf) {
         sx::Leaf leaf = page_leaf(page);
@@ -380,8 +378,8 @@ static void split_root(Relation index, Buffer root) {
     uint16 level = rop->level + 1, table = rop->table;
     simhash_init_page(page, kPageInternal, level, table);
     sx::leaf_put(page_opaque(page)->low, 0, low);
-    sx::internal_put(page_area(page), 0, summarized_downlink(left, low, BufferGetBlockNumber(lbuf)));
-    sx::internal_put(page_area(page), 1, summarized_downlink(right, sep, BufferGetBlockNumber(rbuf)));
+    sx::internal_put(page_area(page), 0, simhash_downlink(left, low, BufferGetBlockNumber(lbuf)));
+    sx::internal_put(page_area(page), 1, simhash_downlink(right, sep, BufferGetBlockNumber(rbuf)));
     internal_set_count(page, 2);
     GenericXLogFinish(state);
     UnlockReleaseBuffer(lbuf);
