@@ -388,7 +388,17 @@ void Leaf::prefetch(std::uint64_t lo, std::uint64_t hi) const noexcept {
 std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
                        std::uint16_t *out) const noexcept {
     std::size_t m = 0;
-    if (lo > hi || radius < 0 || size() == 0 || h_.distance_floor(qkey) > radius) return 0;
+    int floor = h_.distance_floor(qkey);
+    if (lo > hi || radius < 0 || size() == 0 || floor > radius) return 0;
+    // Every key has the bits the leaf's keys all share, so the query's
+    // differences there (the floor) are the same for each: count them once
+    // and search the other bits with what remains of the radius. Where keys
+    // crowd behind a prefix, the shared bits lie past the leaf's prefix too,
+    // in the bucket bits or each entry's own, and the radius they leave is
+    // what lets the bucket sweep skip buckets.
+    std::uint64_t shared = ~(h_.keys_and ^ h_.keys_or);
+    qkey = (qkey & ~shared) | (h_.keys_and & shared);
+    radius -= floor;
     int prefix_distance = __builtin_popcountll((h_.prefix ^ qkey) & ~suffix_mask_);
     if (h_.count > 0 && prefix_distance <= radius) {
         std::size_t from = lower_bound(lo), to = upper_bound(hi);

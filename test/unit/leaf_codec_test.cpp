@@ -451,7 +451,9 @@ TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
 }
 
 // near() trusts the summary: one that claims a bit every key lacks hides
-// the keys a query with that bit set is near (what leaf_check is for).
+// the keys a query without that bit is near (what leaf_check is for). Each
+// key then counts two bits farther: the claimed bit in the floor, and again
+// against the query given the bit.
 TEST(LeafCodec, NearSkipsALeafOnItsSummaryAlone) {
     std::vector<EntryKey> in = {{0x10, 1, 1}, {0x30, 1, 2}, {0x50, 1, 3}};
     Buf b = write(in, {{0x70, 2, 1}});
@@ -461,7 +463,9 @@ TEST(LeafCodec, NearSkipsALeafOnItsSummaryAlone) {
     b.bytes[kSummaryOffset + 8] |= 0x01;
     EXPECT_EQ(leaf_header_problem(b.bytes.data(), b.n), nullptr);
     EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 0, out), 0u);
-    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 1, out), 3u);  // 0x10, 0x30, 0x50
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 1, out), 0u);
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 2, out), 1u);  // 0x10
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 3, out), 3u);  // 0x10, 0x30, 0x50
 }
 
 // A leaf that holds only a tail: its summary is its tail's keys'.
