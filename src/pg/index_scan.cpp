@@ -439,11 +439,11 @@ size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *s
         if (!wide) continue;
         ch.keys_and = dir.summaries[i].keys_and;
         ch.keys_or = dir.summaries[i].keys_or;
-        if (child_prunable(p, st, ch)) ruled_out++;
-    }
-    if (ruled_out > kRuledOut) {
-        children[0] = root;
-        n = 1;
+        if (child_prunable(p, st, ch) && ++ruled_out > kRuledOut) {
+            children[0] = root;
+            n = 1;
+            break;
+        }
     }
     *out = children;
     return n;
