@@ -393,9 +393,9 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
     // Every key has the bits the leaf's keys all share, so the query's
     // differences there (the floor) are the same for each: count them once
     // and search the other bits with what remains of the radius. Where keys
-    // crowd behind a prefix, the shared bits lie past the leaf's prefix too,
-    // in the bucket bits or each entry's own, and the radius they leave is
-    // what lets the bucket sweep skip buckets.
+    // crowd behind a prefix, some shared bits lie in each entry's own bits,
+    // whose differences the bucket sweep would otherwise see only entry by
+    // entry: counted first, they narrow the buckets it reads.
     std::uint64_t shared = ~(h_.keys_and ^ h_.keys_or);
     qkey = (qkey & ~shared) | (h_.keys_and & shared);
     radius -= floor;

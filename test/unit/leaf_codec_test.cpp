@@ -466,6 +466,7 @@ TEST(LeafCodec, NearSkipsALeafOnItsSummaryAlone) {
     EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 1, out), 0u);
     EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 2, out), 1u);  // 0x10
     EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 3, out), 3u);  // 0x10, 0x30, 0x50
+    EXPECT_EQ(Leaf(b.bytes.data(), b.n).near(0, ~0ull, 0x10, 4, out), 4u);  // and the tail's 0x70
 }
 
 // A leaf that holds only a tail: its summary is its tail's keys'.
