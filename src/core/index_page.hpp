@@ -66,6 +66,11 @@ inline void summary_add(InternalEntry *e, std::uint64_t keys_and, std::uint64_t 
     e->keys_and &= keys_and;
     e->keys_or |= keys_or;
 }
+// The bits in which every key a summary allows agrees; their values are
+// keys_and's there.
+inline std::uint64_t summary_shared_bits(std::uint64_t keys_and, std::uint64_t keys_or) noexcept {
+    return ~(keys_and ^ keys_or);
+}
 // Whether every key the summary (inner_and, inner_or) allows, `outer`'s
 // allows too: (key, key) for one key.
 inline bool summary_covers(const InternalEntry &outer, std::uint64_t inner_and, std::uint64_t inner_or) noexcept {

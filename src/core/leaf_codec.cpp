@@ -396,7 +396,7 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
     // crowd behind a prefix, some shared bits lie in each entry's own bits,
     // whose differences the bucket sweep would otherwise see only entry by
     // entry: counted first, they narrow the buckets it reads.
-    std::uint64_t shared = ~(h_.keys_and ^ h_.keys_or);
+    std::uint64_t shared = summary_shared_bits(h_.keys_and, h_.keys_or);
     qkey = (qkey & ~shared) | (h_.keys_and & shared);
     radius -= floor;
     int prefix_distance = __builtin_popcountll((h_.prefix ^ qkey) & ~suffix_mask_);

@@ -239,7 +239,7 @@ void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
     int radius = current_radius(p, st);
     const sx::PackedHeader &h = leaf.header();
     uint16 near[kMaxLeafEntries];
-    size_t m = leaf.size() > 0 && !prunable(p, radius, h.keys_and, ~(h.keys_and ^ h.keys_or))
+    size_t m = leaf.size() > 0 && !prunable(p, radius, h.keys_and, sx::summary_shared_bits(h.keys_and, h.keys_or))
                    ? leaf.near(p.lo, p.hi, p.qkey, radius, near)
                    : 0;
     size_t cursor = 0;
@@ -304,7 +304,8 @@ Buffer read_child(Relation index, const Child &c) {
 bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
     uint64 last = c.has_high ? c.high.key : ~uint64{0};
     if (last < p.lo || c.low.key > p.hi) return true;
-    uint64 in_range = shared_bits(c.low.key, last), in_summary = ~(c.keys_and ^ c.keys_or) & ~in_range;
+    uint64 in_range = shared_bits(c.low.key, last);
+    uint64 in_summary = sx::summary_shared_bits(c.keys_and, c.keys_or) & ~in_range;
     return prunable(p, current_radius(p, st), (c.low.key & in_range) | (c.keys_and & in_summary), in_range | in_summary);
 }
 

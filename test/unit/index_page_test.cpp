@@ -54,6 +54,8 @@ TEST(IndexPage, InternalEntryKeepsTheSummaryOfItsChild) {
     EXPECT_TRUE(summary_covers(e, 0xF0F0, 0xF0FF));
     EXPECT_FALSE(summary_covers(e, 0xF070, 0xF070));   // lacks a bit every key has
     EXPECT_FALSE(summary_covers(e, 0x1F0F0, 0x1F0F0)); // has a bit no key has
+    // Every key agrees on all but the four bits where they differ.
+    EXPECT_EQ(summary_shared_bits(e.keys_and, e.keys_or), ~std::uint64_t{0x0F});
     // A downlink made without a summary rules out nothing.
     InternalEntry plain{{0, 0, 0}, 1};
     EXPECT_TRUE(summary_covers(plain, 0, ~std::uint64_t{0}));
