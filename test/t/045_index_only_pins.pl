@@ -43,6 +43,7 @@ for my $case (["simhash_ball('0123456789abcdef', 64)", 'every row (radius 64)'],
 	$got .= "\nERROR: $err" if $rc != 0;
 	is($got, $expected, "$label: index-only scan == seqscan with 128 buffers");
 }
+index_check($node, 'wide_idx', 1, 'after the scans', method => $method);
 
 $node->stop;
 done_testing();

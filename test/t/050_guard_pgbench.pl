@@ -5,9 +5,12 @@
 # to raise (23P01, 40001, and 40P01 between two-row transactions).
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use SimhashTest;
 
 my $seconds = $ENV{SIMHASH_PGBENCH_SECONDS} // 60;
 my $k = 3;
@@ -92,5 +95,7 @@ isnt($node->safe_psql('postgres', qq{
 	$pairs}),
 	'0', 'the self-join finds a pair once one is inserted unguarded');
 
+# (The index the guard created outlives simhash_unguard.)
+index_check($node, 'docs_fp_idx', 1, 'after the load');
 $node->stop;
 done_testing();

@@ -12,7 +12,7 @@ use Test::More;
 
 our @EXPORT = qw(index_method create_test_schema insert_rows create_queries
   create_simhash_index compare_with_seqscan compare_knn_with_seqscan
-  index_check);
+  index_check kill9_all);
 
 # The tests exist to exercise the simhash access method.  They skip only when
 # the source tree does not define it yet; SIMHASH_TEST_FAKE_AM=btree lets the
@@ -211,6 +211,45 @@ sub index_check
 	is($rc, 0, "$label: simhash_index_check($index, $h) passes");
 	diag($err) if $rc != 0;
 	return;
+}
+
+# kill -9 of the postmaster and of every process it started, as a power cut
+# would stop them: no backend finishes its statement, nothing is flushed.
+# Returns once they are gone, so that the node can start again (and recover).
+sub kill9_all
+{
+	my ($node) = @_;
+	my $pidfile = $node->data_dir . '/postmaster.pid';
+	open(my $fh, '<', $pidfile) or die "no $pidfile: $!";
+	chomp(my $postmaster = <$fh>);
+	close $fh;
+	my @children;
+	for my $stat (glob '/proc/[0-9]*/stat')
+	{
+		open(my $f, '<', $stat) or next;
+		my $line = <$f> // '';
+		close $f;
+		# pid (comm) state ppid ...; comm may hold spaces and parentheses
+		push @children, $1 if $line =~ /^(\d+) \(.*\) \S+ (\d+) / && $2 == $postmaster;
+	}
+	$node->kill9;
+	kill 'KILL', @children;
+	my $alive = sub {
+		my ($pid) = @_;
+		open(my $f, '<', "/proc/$pid/stat") or return 0;
+		my $line = <$f> // '';
+		close $f;
+		return $line !~ /^\d+ \(.*\) Z /;
+	};
+	for my $try (1 .. 600)
+	{
+		last unless grep { $alive->($_) } $postmaster, @children;
+		die 'processes of the killed node are still running' if $try == 600;
+		select(undef, undef, undef, 0.1);
+	}
+	# A postmaster not yet reaped by init would make the lock files look live.
+	unlink $pidfile, $node->host . '/.s.PGSQL.' . $node->port . '.lock';
+	return scalar @children;
 }
 
 1;
