@@ -253,6 +253,30 @@ SELECT simhash_index_check('docs_fp32', true);
 SELECT * FROM compare_modes('docs', 4) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
 SELECT * FROM compare_knn('docs', 10);
 DROP INDEX docs_fp32;
+-- Every max_distance the default layout rule meets only here, on a sample
+-- of the same rows (a tenth: random, identical, prefix-sharing and families),
+-- exact at every k up to two above it through every scan kind.
+CREATE TABLE docs_sample AS SELECT id, fp FROM docs WHERE id % 10 = 0;
+CREATE FUNCTION compare_layouts(ks int[])
+RETURNS TABLE (max_distance int, tables int, blocks int, prefix_bits int, k_up_to int, modes bigint, failing bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    i int;
+BEGIN
+    FOREACH i IN ARRAY ks LOOP
+        EXECUTE format('CREATE INDEX docs_sample_fp ON docs_sample USING simhash (fp) WITH (max_distance = %s)', i);
+        PERFORM simhash_index_check('docs_sample_fp', true);
+        SELECT n.max_distance, n.tables, n.blocks, n.prefix_bits INTO max_distance, tables, blocks, prefix_bits
+          FROM simhash_index_info('docs_sample_fp') n;
+        k_up_to := i + 2;
+        SELECT count(*), count(*) FILTER (WHERE NOT c.plan_ok OR c.missing > 0 OR c.extra > 0) INTO modes, failing
+          FROM compare_modes('docs_sample', k_up_to) c;
+        DROP INDEX docs_sample_fp;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+SELECT * FROM compare_layouts(ARRAY[1, 2, 4, 5, 7, 9, 12, 16, 24, 32]);
+DROP TABLE docs_sample;
 
 -- Layouts asked for by reloptions (the default picks them from the table's
 -- size, unit-tested): at K = 3 the C(5, 3) = 10 tables of 25-bit prefixes and
@@ -309,15 +333,22 @@ CREATE INDEX ON docs USING simhash (fp) WITH (tables = 65);
 CREATE INDEX ON docs USING simhash (fp) WITH (width = 4);
 CREATE INDEX ON docs USING simhash (fp) WITH (tables = 7);
 \set VERBOSITY default
--- Layouts that cannot be: each error names the option.
+-- Layouts that cannot be: each error names the option (SQLSTATE echoed).
 CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 3);
+\echo :LAST_ERROR_SQLSTATE
 CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 9);
+\echo :LAST_ERROR_SQLSTATE
 CREATE INDEX ON docs USING simhash (fp) WITH (tables = 7);
+\echo :LAST_ERROR_SQLSTATE
 CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 5, tables = 4);
+\echo :LAST_ERROR_SQLSTATE
 CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 5, tables = 16);
+\echo :LAST_ERROR_SQLSTATE
 CREATE INDEX ON docs USING simhash (fp) WITH (max_distance = 5, tables = 36);
+\echo :LAST_ERROR_SQLSTATE
 CREATE INDEX docs_fp_bad ON docs USING simhash (fp);
 ALTER INDEX docs_fp_bad SET (tables = 5);
+\echo :LAST_ERROR_SQLSTATE
 DROP INDEX docs_fp_bad;
 SELECT simhash_index_check('docs_pkey');
 -- What the check and the info refuse, and the privileges they ask for,
