@@ -1,6 +1,7 @@
 # Cancellation and progress: a CREATE INDEX cancelled by statement_timeout at
 # several points of the build (heap scan, and the access method's own sorting
-# and page writing) stops within a second and leaves no index behind; a long
+# and page writing), or from a second session while a spilled build writes its
+# tables, stops within a second and leaves no index behind; a long
 # query through the index, or a fingerprint of one very long word, is cancelled
 # as promptly; and
 # pg_stat_progress_create_index shows the build while it runs, seen from a
@@ -52,6 +53,7 @@ sub no_index_left
 		"SELECT count(*) FROM pg_class WHERE relname = 'big_idx'") eq '0';
 }
 
+my $cancelled = 0;
 for my $fraction (0.2, 0.5, 0.8, 0.95)
 {
 	my $timeout = int($build_ms * $fraction) || 1;
@@ -70,7 +72,10 @@ for my $fraction (0.2, 0.5, 0.8, 0.95)
 	cmp_ok($elapsed, '<', $timeout + 1000, "cancelled build returned within a second (took "
 		  . int($elapsed) . " ms)");
 	ok(no_index_left(), "cancelled build at $fraction left no index");
+	$cancelled++;
 }
+# (A run where every build beats its timeout would otherwise prove nothing.)
+cmp_ok($cancelled, '>=', 2, "$cancelled of 4 builds were cancelled by their timeout");
 
 # the table is intact and a full build still works and checks
 $node->safe_psql('postgres', $create);
@@ -88,6 +93,59 @@ for my $sql (
 	my $elapsed = (time - $start) * 1000;
 	like($err, qr/canceling statement due to statement timeout/, "query cancelled: $sql");
 	cmp_ok($elapsed, '<', 1300, "cancelled query returned within a second (took " . int($elapsed) . " ms)");
+}
+
+# A build cancelled while it writes its tables from runs spilled to disk
+# (1 MB of maintenance_work_mem, 20 tables), from a second session that
+# watches the progress view: the view shows the access method's own phase and
+# its entries written out of rows x tables, and the build leaves the view and
+# the catalog within a second.
+if ($method eq 'simhash')
+{
+	$node->safe_psql('postgres', q{
+	CREATE FUNCTION watch_writes(tbl regclass) RETURNS text LANGUAGE plpgsql AS $$
+	DECLARE
+	  r record;
+	  seen bool := false;
+	  total bigint;
+	  steps bigint[] := '{}';
+	  cancelled_at timestamptz;
+	BEGIN
+	  FOR i IN 1..30000 LOOP
+	    PERFORM pg_stat_clear_snapshot();
+	    SELECT * INTO r FROM pg_stat_progress_create_index p WHERE p.relid = tbl;
+	    IF NOT FOUND THEN
+	      EXIT WHEN seen;
+	    ELSE
+	      seen := true;
+	      IF r.phase = 'building index: writing tables' THEN
+	        total := r.tuples_total;
+	        IF r.tuples_done > 0 AND r.tuples_done < r.tuples_total AND NOT r.tuples_done = ANY (steps) THEN
+	          steps := steps || r.tuples_done;
+	        END IF;
+	        -- once two tables are written, so that the cancel lands among them
+	        IF cancelled_at IS NULL AND cardinality(steps) >= 2 THEN
+	          cancelled_at := clock_timestamp();
+	          PERFORM pg_cancel_backend(r.pid);
+	        END IF;
+	      END IF;
+	    END IF;
+	    PERFORM pg_sleep(0.002);
+	  END LOOP;
+	  RETURN format('%s|%s|%s', coalesce(total, -1), cardinality(steps),
+	                coalesce((extract(epoch FROM clock_timestamp() - cancelled_at) * 1000)::int, -1));
+	END $$});
+	my $writer = $node->background_psql('postgres', on_error_stop => 0);
+	$writer->query_until(qr/go/, "SET maintenance_work_mem = '1MB';\n\\echo go\n"
+		  . "CREATE INDEX big_idx20 ON big USING simhash (fp) WITH (max_distance = 3, blocks = 6);\n");
+	my ($total, $steps, $ms) = split /\|/, $node->safe_psql('postgres', "SELECT watch_writes('big')");
+	$writer->quit;
+	is($total, $rows * 20, 'the write phase counts rows x tables entries');
+	cmp_ok($steps, '>=', 2, 'entries written advanced table by table');
+	cmp_ok($ms, '>=', 0, 'the spilled build was cancelled while writing its tables');
+	cmp_ok($ms, '<', 1000, "and left the progress view within a second ($ms ms)");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'big_idx20'"), '0',
+		'the build cancelled while writing left no index');
 }
 
 # A fingerprint of one very long word, which makes hundreds of millions of
