@@ -104,15 +104,7 @@ $node->pgbench(
 	[],
 	'8 clients insert, update, delete, vacuum and query concurrently',
 	{
-		'simhash_insert@10' =>
-		  "\\set g random(200001, 900000000)\nINSERT INTO fps (g, fp) VALUES (:g, test_fp(:g));\n",
-		'simhash_insert_many@2' =>
-		  "\\set g random(200001, 900000000)\nINSERT INTO fps (g, fp) SELECT g, test_fp(g) FROM generate_series(:g, :g + 50) g;\n",
-		'simhash_update@4' =>
-		  "\\set r random(1, 60000)\n\\set g random(1, 200000)\nUPDATE fps SET fp = test_fp(:g) WHERE id = :r;\n",
-		'simhash_delete@4' =>
-		  "\\set r random(1, 60000)\nDELETE FROM fps WHERE id BETWEEN :r AND :r + 3;\n",
-		'simhash_vacuum@1' => "VACUUM fps;\n",
+		%{ write_scripts('fps', 60000) },
 		'simhash_within@6' => $check_within,
 		'simhash_within_crowd@3' => $check_crowd,
 		'simhash_knn@3' => $check_knn,

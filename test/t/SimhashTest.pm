@@ -12,7 +12,7 @@ use Test::More;
 
 our @EXPORT = qw(index_method create_test_schema insert_rows create_queries
   create_simhash_index compare_with_seqscan compare_knn_with_seqscan
-  index_check kill9_all);
+  index_check kill9_all write_scripts);
 
 # The tests exist to exercise the simhash access method.  They skip only when
 # the source tree does not define it yet; SIMHASH_TEST_FAKE_AM=btree lets the
@@ -95,6 +95,26 @@ sub create_simhash_index
 	my $with = $method eq 'simhash' ? "WITH (max_distance = $max_distance)" : '';
 	$node->safe_psql($db, "CREATE INDEX $index ON $table USING $method (fp) $with");
 	return;
+}
+
+# The pgbench scripts of a write workload on a table made by insert_rows:
+# single and 51-row inserts, updates and deletes of rows 1..$ids (by id),
+# and VACUUM, keyed "name\@weight" as PostgreSQL::Test::Cluster::pgbench
+# takes them.
+sub write_scripts
+{
+	my ($table, $ids) = @_;
+	return {
+		'simhash_insert@10' =>
+		  "\\set g random(200001, 900000000)\nINSERT INTO $table (g, fp) VALUES (:g, test_fp(:g));\n",
+		'simhash_insert_many@2' =>
+		  "\\set g random(200001, 900000000)\nINSERT INTO $table (g, fp) SELECT g, test_fp(g) FROM generate_series(:g, :g + 50) g;\n",
+		'simhash_update@4' =>
+		  "\\set r random(1, $ids)\n\\set g random(1, 200000)\nUPDATE $table SET fp = test_fp(:g) WHERE id = :r;\n",
+		'simhash_delete@4' =>
+		  "\\set r random(1, $ids)\nDELETE FROM $table WHERE id BETWEEN :r AND :r + 3;\n",
+		'simhash_vacuum@1' => "VACUUM $table;\n",
+	};
 }
 
 my %scan_settings = (

@@ -1,0 +1,101 @@
+# Concurrent builds under writes: CREATE INDEX CONCURRENTLY, then REINDEX
+# CONCURRENTLY, again and again while 4 pgbench clients insert, update, delete
+# and vacuum. A concurrent build's validation pass (ambulkdelete collecting the
+# index's TIDs, then the rows the build missed inserted through aminsert) then
+# meets rows arriving meanwhile. After each build the new index passes its
+# heapallindexed check and, under one REPEATABLE READ snapshot with the other
+# simhash index hidden, answers like a sequential scan at k = 0..4.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use IPC::Run;
+use Time::HiRes qw(time);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SimhashTest;
+
+my $method = index_method();
+my $seconds = $ENV{SIMHASH_PGBENCH_SECONDS} // 60;
+# (CONCURRENTLY is the core's; the B-tree harness mode would test only that.)
+plan skip_all => 'builds the simhash access method only' if $method ne 'simhash';
+
+my $node = PostgreSQL::Test::Cluster->new('cic');
+$node->init;
+$node->append_conf('postgresql.conf', 'max_wal_size = 1GB');
+$node->start;
+create_test_schema($node);
+create_queries($node);
+insert_rows($node, 'fps', 1, 40000);
+create_simhash_index($node, $method, 'fps', 'fps_idx', 3);
+
+my $basedir = $node->basedir;
+my @files;
+my $scripts = write_scripts('fps', 40000);
+for my $name (sort keys %$scripts)
+{
+	my ($file, $weight) = split /\@/, $name;
+	PostgreSQL::Test::Utils::append_to_file("$basedir/$file.sql", $scripts->{$name});
+	push @files, '-f', "$basedir/$file.sql\@$weight";
+}
+my ($out, $err) = ('', '');
+my $bench = IPC::Run::start(
+	[
+		'pgbench', '--no-vacuum', '--client=4', '--jobs=2', "--time=$seconds",
+		'-h', $node->host, '-p', $node->port, @files, 'postgres'
+	],
+	'>', \$out, '2>', \$err);
+
+# One statement per k: how many rows each query matches, and its sorted ids.
+my $answers = "SELECT k, q.qid, count(t.id), string_agg(t.id::text, ',' ORDER BY t.id)"
+  . ' FROM simhash_q q CROSS JOIN generate_series(0, 4) k'
+  . ' LEFT JOIN LATERAL (SELECT id FROM fps WHERE fp <@ simhash_ball(q.fp, k)) t ON true'
+  . ' GROUP BY k, q.qid ORDER BY k, q.qid';
+my $hide = 'BEGIN ISOLATION LEVEL REPEATABLE READ; DROP INDEX fps_idx;';
+my $via_index = 'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;';
+my $via_seq = 'SET LOCAL enable_seqscan = on; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off;';
+
+# Under one snapshot: the answers through the index, then those of the
+# sequential scan (psql prints both; they must be the same lines twice).
+sub answers_agree
+{
+	my ($label) = @_;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my $plan = $node->safe_psql('postgres', "$hide $via_index EXPLAIN (COSTS OFF) $answers; ROLLBACK");
+	like($plan, qr/Index (Only )?Scan using fps_cic\b/, "$label: plan uses fps_cic");
+	my $both = $node->safe_psql('postgres', "$hide $via_index $answers; $via_seq $answers; ROLLBACK");
+	my @lines = split /\n/, $both;
+	my @index = @lines[0 .. $#lines / 2];
+	my @seq = @lines[$#lines / 2 + 1 .. $#lines];
+	my $matches = 0;
+	$matches += (split /\|/)[2] for @seq;
+	cmp_ok($matches, '>', 0, "$label: the queries match rows");
+	is_deeply(\@index, \@seq, "$label: fps_cic == seqscan under one snapshot");
+	return;
+}
+
+my $rounds = 0;
+my $deadline = time + $seconds - 5;
+while ($rounds < 2 || time < $deadline)
+{
+	$rounds++;
+	$node->safe_psql('postgres', 'CREATE INDEX CONCURRENTLY fps_cic ON fps USING simhash (fp) WITH (max_distance = 3)');
+	index_check($node, 'fps_cic', 1, "round $rounds, CREATE INDEX CONCURRENTLY");
+	answers_agree("round $rounds, CREATE INDEX CONCURRENTLY");
+	$node->safe_psql('postgres', 'REINDEX INDEX CONCURRENTLY fps_cic');
+	index_check($node, 'fps_cic', 1, "round $rounds, REINDEX CONCURRENTLY");
+	answers_agree("round $rounds, REINDEX CONCURRENTLY");
+	$node->safe_psql('postgres', 'DROP INDEX CONCURRENTLY fps_cic');
+}
+ok($bench->finish, "pgbench ran alongside $rounds rounds of concurrent builds");
+like($out, qr/processed: [1-9]/, 'pgbench committed transactions');
+diag($err) if $err =~ /error/i;
+
+# The original index took every write of the run.
+$node->safe_psql('postgres', 'VACUUM fps');
+compare_with_seqscan($node, $node, 'fps', 'fps_idx', $method, [0, 1, 3, 4], 'after the run');
+index_check($node, 'fps_idx', 1, 'after the run');
+
+$node->stop;
+done_testing();
