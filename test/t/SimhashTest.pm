@@ -235,7 +235,8 @@ sub index_check
 
 # kill -9 of the postmaster and of every process it started, as a power cut
 # would stop them: no backend finishes its statement, nothing is flushed.
-# Returns once they are gone, so that the node can start again (and recover).
+# Returns the pids of the children killed, once they and the postmaster are
+# gone, so that the node can start again (and recover). Reads /proc (Linux).
 sub kill9_all
 {
 	my ($node) = @_;
@@ -243,33 +244,40 @@ sub kill9_all
 	open(my $fh, '<', $pidfile) or die "no $pidfile: $!";
 	chomp(my $postmaster = <$fh>);
 	close $fh;
-	my @children;
-	for my $stat (glob '/proc/[0-9]*/stat')
-	{
-		open(my $f, '<', $stat) or next;
-		my $line = <$f> // '';
-		close $f;
-		# pid (comm) state ppid ...; comm may hold spaces and parentheses
-		push @children, $1 if $line =~ /^(\d+) \(.*\) \S+ (\d+) / && $2 == $postmaster;
-	}
+	# Stopped, the postmaster forks nothing between the scan and the kill: a
+	# worker it started meanwhile would survive and keep the shared memory.
+	kill 'STOP', $postmaster;
+	wait_for_state($postmaster, qr/^[TZ]$/);
+	my @children = grep { ((proc_stat($_))[1] // 0) == $postmaster } map { m{/proc/(\d+)/} } glob '/proc/[0-9]*/stat';
 	$node->kill9;
 	kill 'KILL', @children;
-	my $alive = sub {
-		my ($pid) = @_;
-		open(my $f, '<', "/proc/$pid/stat") or return 0;
-		my $line = <$f> // '';
-		close $f;
-		return $line !~ /^\d+ \(.*\) Z /;
-	};
-	for my $try (1 .. 600)
-	{
-		last unless grep { $alive->($_) } $postmaster, @children;
-		die 'processes of the killed node are still running' if $try == 600;
-		select(undef, undef, undef, 0.1);
-	}
+	wait_for_state($_, qr/^Z?$/) for $postmaster, @children;
 	# A postmaster not yet reaped by init would make the lock files look live.
 	unlink $pidfile, $node->host . '/.s.PGSQL.' . $node->port . '.lock';
-	return scalar @children;
+	return @children;
+}
+
+# (state, ppid) of a process; empty once it is gone. The command name in
+# parentheses may hold spaces and parentheses itself: the last ')' ends it.
+sub proc_stat
+{
+	my ($pid) = @_;
+	open(my $f, '<', "/proc/$pid/stat") or return ();
+	my $line = <$f> // '';
+	close $f;
+	return $line =~ /^\d+ \(.*\) (\S+) (\d+) / ? ($1, $2) : ();
+}
+
+sub wait_for_state
+{
+	my ($pid, $want) = @_;
+	for (1 .. 600)
+	{
+		my ($state) = proc_stat($pid);
+		return if ($state // '') =~ $want;
+		select(undef, undef, undef, 0.1);
+	}
+	die "process $pid did not reach state $want";
 }
 
 1;
