@@ -90,8 +90,10 @@ struct ScanState {
     Buffer pinned;    // the leaf of the entry returned last, or InvalidBuffer
 };
 
-bool tid_less(const Hit &a, const Hit &b) { return (a.rank & kTidBits) < (b.rank & kTidBits); }
-bool distance_less(const Hit &a, const Hit &b) { return a.rank < b.rank; }
+// Lambdas, not functions: std::sort and the heap algorithms inline them,
+// where through a function pointer each comparison was a call.
+constexpr auto tid_less = [](const Hit &a, const Hit &b) { return (a.rank & kTidBits) < (b.rank & kTidBits); };
+constexpr auto distance_less = [](const Hit &a, const Hit &b) { return a.rank < b.rank; };
 
 // Puts h in place of the farthest entry of the full max-heap: one sift down
 // instead of a pop and a push.
