@@ -26,6 +26,7 @@ extern "C" {
 
 #include "hamming.hpp"
 #include "simhash_ball.hpp"
+#include "tid_sort.hpp"
 
 namespace {
 
@@ -574,7 +575,7 @@ void finish_hits(ScanState *st) {
     });
 }
 
-void start(IndexScanDesc scan) {
+void start(IndexScanDesc scan, bool bitmap) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     st->started = true;
     st->exhausted = true;
@@ -603,7 +604,8 @@ void start(IndexScanDesc scan) {
         collect(scan->indexRelation, st, 0, 64, -1, 64);
         collect_nulls(scan->indexRelation, st);
     }
-    finish_hits(st);
+    // (A bitmap orders and merges the TIDs itself.)
+    if (!bitmap) finish_hits(st);
     MemoryContextSwitchTo(old);
 }
 
@@ -778,7 +780,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
 extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     release_pin(st);
-    if (!st->started) start(scan);
+    if (!st->started) start(scan, false);
     if (st->impossible) return false;
     const Hit *hit;
     do {
@@ -810,10 +812,29 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
 
 extern "C" int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
-    if (!st->started) start(scan);
+    if (!st->started) start(scan, true);
     if (st->impossible) return 0;
-    for (Size i = 0; i < st->n; ++i) tbm_add_tuples(tbm, &st->hits[i].tid, 1, false);
-    return static_cast<int64>(st->n);
+    // In TID order, each heap block's bitmap page is looked up once for its
+    // run of rows, not once per row (sx::sort_tids).
+    Size bytes = sizeof(uint64) * Max(st->n, 1);
+    uint64 *keys = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
+    uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
+    for (Size i = 0; i < st->n; ++i) keys[i] = st->hits[i].rank & kTidBits;
+    sx::sort_tids(keys, scratch, st->n, [] { CHECK_FOR_INTERRUPTS(); });
+    pfree(scratch);
+    Size n = std::unique(keys, keys + st->n) - keys;  // (a row twice: a non-MVCC probe)
+    constexpr Size kChunk = Size{1} << 16;
+    ItemPointerData *tids = static_cast<ItemPointerData *>(palloc(sizeof(ItemPointerData) * Min(Max(n, 1), kChunk)));
+    for (Size from = 0; from < n; from += kChunk) {
+        Size m = Min(n - from, kChunk);
+        for (Size i = 0; i < m; ++i)
+            ItemPointerSet(&tids[i], static_cast<BlockNumber>(keys[from + i] >> 16), static_cast<OffsetNumber>(keys[from + i]));
+        tbm_add_tuples(tbm, tids, static_cast<int>(m), false);
+        CHECK_FOR_INTERRUPTS();
+    }
+    pfree(tids);
+    pfree(keys);
+    return static_cast<int64>(n);
 }
 
 extern "C" void simhash_amendscan(IndexScanDesc scan) {

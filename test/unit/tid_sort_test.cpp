@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "tid_sort.hpp"
+
+namespace {
+
+void expect_sorted_like_std(std::vector<std::uint64_t> keys) {
+    std::vector<std::uint64_t> expected = keys, scratch(keys.size());
+    std::sort(expected.begin(), expected.end());
+    std::size_t polls = 0;
+    simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), [&] { ++polls; });
+    EXPECT_EQ(keys, expected);
+    if (keys.size() >= simhash::index::kTidSortMinRadix) EXPECT_GE(polls, 1u);
+}
+
+std::uint64_t tid(std::uint32_t block, std::uint16_t offset) { return (std::uint64_t{block} << 16) | offset; }
+
+TEST(TidSort, MatchesAComparisonSortAtEverySize) {
+    std::mt19937_64 rng(7);
+    for (std::size_t n : {0, 1, 2, 255, 256, 257, 1000, 4096, 100000}) {
+        std::vector<std::uint64_t> keys(n);
+        for (auto &k : keys) k = rng() & ((std::uint64_t{1} << 48) - 1);
+        expect_sorted_like_std(keys);
+    }
+}
+
+// What a scan finds: a few hundred heap blocks, offsets below 300, repeats
+// (a row found through two tables), so most bytes are shared and skipped.
+TEST(TidSort, SkipsSharedBytesAndKeepsRepeats) {
+    std::mt19937_64 rng(11);
+    std::vector<std::uint64_t> keys;
+    for (int i = 0; i < 5000; ++i) keys.push_back(tid(6000 + rng() % 300, 1 + rng() % 291));
+    for (int i = 0; i < 500; ++i) keys.push_back(keys[rng() % keys.size()]);
+    expect_sorted_like_std(keys);
+}
+
+// Each byte alone varying, the others shared: each pass is the only one.
+TEST(TidSort, SortsOnEachByteAlone) {
+    std::mt19937_64 rng(13);
+    for (int b = 0; b < 6; ++b) {
+        std::vector<std::uint64_t> keys(1000);
+        for (auto &k : keys) k = tid(0x12345678 >> 4, 0x0abc) ^ ((rng() & 255) << (8 * b));
+        expect_sorted_like_std(keys);
+    }
+}
+
+// A cancel must be seen within each pass: the count, then six scatters of
+// 200,000 keys whose every byte varies, each polled every 65,536 keys.
+TEST(TidSort, PollsInEveryPass) {
+    std::mt19937_64 rng(17);
+    std::vector<std::uint64_t> keys(200000), scratch(keys.size());
+    for (auto &k : keys) k = rng() & ((std::uint64_t{1} << 48) - 1);
+    std::size_t polls = 0;
+    simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), [&] { ++polls; });
+    EXPECT_EQ(polls, 7u * 4u);
+    EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+}
+
+TEST(TidSort, AllEqualAndAlreadySorted) {
+    expect_sorted_like_std(std::vector<std::uint64_t>(1000, tid(42, 7)));
+    std::vector<std::uint64_t> keys(3000);
+    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = tid(static_cast<std::uint32_t>(i / 10), static_cast<std::uint16_t>(1 + i % 10));
+    expect_sorted_like_std(keys);
+    std::reverse(keys.begin(), keys.end());
+    expect_sorted_like_std(keys);
+}
+
+}  // namespace
