@@ -604,7 +604,8 @@ void start(IndexScanDesc scan, bool bitmap) {
         collect(scan->indexRelation, st, 0, 64, -1, 64);
         collect_nulls(scan->indexRelation, st);
     }
-    // (A bitmap orders and merges the TIDs itself.)
+    // (amgetbitmap sorts the TIDs alone: a bitmap needs neither the 40-byte
+    // hits sorted nor their distance order.)
     if (!bitmap) finish_hits(st);
     MemoryContextSwitchTo(old);
 }
@@ -822,7 +823,9 @@ extern "C" int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
     for (Size i = 0; i < st->n; ++i) keys[i] = st->hits[i].rank & kTidBits;
     sx::sort_tids(keys, scratch, st->n, [] { CHECK_FOR_INTERRUPTS(); });
     pfree(scratch);
-    Size n = std::unique(keys, keys + st->n) - keys;  // (a row twice: a non-MVCC probe)
+    // A non-MVCC probe can find a row in two tables: the bitmap would merge
+    // them, but the count returned (EXPLAIN's rows) is of rows.
+    Size n = std::unique(keys, keys + st->n) - keys;
     constexpr Size kChunk = Size{1} << 16;
     ItemPointerData *tids = static_cast<ItemPointerData *>(palloc(sizeof(ItemPointerData) * Min(Max(n, 1), kChunk)));
     for (Size from = 0; from < n; from += kChunk) {

@@ -15,9 +15,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         std::memcpy(&k, data + i, 6);
         keys.push_back(k);
     }
-    // Short inputs still reach the radix passes: repeat them past its threshold.
+    // Short inputs still reach the radix passes: repeated past its threshold,
+    // varied in the top byte only, so the bytes the input shares stay shared.
     for (std::size_t n = keys.size(); n > 0 && keys.size() < simhash::index::kTidSortMinRadix;)
-        keys.push_back(keys[keys.size() % n] ^ keys.size());
+        keys.push_back(keys[keys.size() % n] ^ (static_cast<std::uint64_t>(keys.size() / n) << 40));
     std::vector<std::uint64_t> expected = keys, scratch(keys.size());
     std::sort(expected.begin(), expected.end());
     simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), [] {});
