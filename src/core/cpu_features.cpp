@@ -12,6 +12,23 @@ bool cpu_has_avx2() noexcept {
     }();
     return has;
 }
+
+bool cpu_has_popcnt_bmi2() noexcept {
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2");
+    }();
+    return has;
+}
+
+bool cpu_has_avx512_popcount() noexcept {
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq") &&
+               __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+    }();
+    return has;
+}
 #endif
 
 }  // namespace simhash

@@ -110,6 +110,12 @@ inline std::size_t leaf_init(std::uint8_t *area) noexcept { return leaf_write(nu
 constexpr std::size_t kSummaryOffset = 24, kSummarySize = 16;
 bool leaf_summarize_append(std::uint8_t *area, std::size_t bytes, std::uint64_t key) noexcept;
 
+// The forms of near()'s loop over entries, the same positions each: the
+// CPU's best by default, the others for tests to compare.
+enum class SweepForm { portable, popcnt, avx512 };
+SweepForm best_sweep_form() noexcept;
+bool sweep_form_supported(SweepForm form) noexcept;
+
 // A read view of a leaf's bytes; trusts the header (leaf_check first when the
 // bytes are untrusted). Positions: the segment's entries first, sorted, then
 // the tail's.
@@ -130,8 +136,8 @@ class Leaf {
     std::size_t upper_bound(std::uint64_t key) const noexcept;
     // Writes to out (room for size()) the positions, ascending, of the
     // entries with lo <= key <= hi within `radius` bits of qkey.
-    std::size_t near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius,
-                     std::uint16_t *out) const noexcept;
+    std::size_t near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, int radius, std::uint16_t *out,
+                     SweepForm form = best_sweep_form()) const noexcept;
 
     // Starts loading the lines near() would read for [lo, hi], located from
     // the directory alone (no entry is read): a probe of several tables

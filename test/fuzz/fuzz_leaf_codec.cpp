@@ -2,9 +2,9 @@
 // (keys narrowed to a shared prefix by the first byte, so every width occurs)
 // are written as a segment plus a tail (its second half appended as an
 // insert appends, key summary first): they read back unchanged, the
-// checker accepts them, near() equals a brute-force filter (and get() with
-// a cursor decodes its positions), contains() finds each, and a split keeps
-// every entry on the right side of its separator.
+// checker accepts them, near() equals a brute-force filter in every form the
+// CPU runs (and get() with a cursor decodes its positions), contains() finds
+// each, and a split keeps every entry on the right side of its separator.
 // The raw input as leaf bytes (a corrupt page is untrusted input to
 // simhash_index_check): the checker never reads out of bounds, and whatever
 // it accepts obeys near() and contains() as above. (Random bytes rarely hold
@@ -30,14 +30,17 @@ std::vector<EntryKey> every_entry(const Leaf &leaf) {
 void check_near(const Leaf &leaf, std::uint64_t lo, std::uint64_t hi, std::uint64_t q, int radius) {
     std::vector<EntryKey> all = every_entry(leaf);
     std::vector<std::uint16_t> out(all.size() + 1);
-    std::size_t m = leaf.near(lo, hi, q, radius, out.data()), j = 0;
-    for (std::size_t i = 0; i < all.size(); ++i)
-        if (lo <= hi && all[i].key >= lo && all[i].key <= hi && __builtin_popcountll(all[i].key ^ q) <= radius)
-            if (j >= m || out[j++] != i) __builtin_trap();
-    if (j != m) __builtin_trap();
-    std::size_t cursor = 0;
-    for (std::size_t k = 0; k < m; ++k)
-        if (compare_keys(leaf.get(out[k], &cursor), all[out[k]]) != 0) __builtin_trap();
+    for (SweepForm form : {SweepForm::portable, SweepForm::popcnt, SweepForm::avx512}) {
+        if (!sweep_form_supported(form)) continue;
+        std::size_t m = leaf.near(lo, hi, q, radius, out.data(), form), j = 0;
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (lo <= hi && all[i].key >= lo && all[i].key <= hi && __builtin_popcountll(all[i].key ^ q) <= radius)
+                if (j >= m || out[j++] != i) __builtin_trap();
+        if (j != m) __builtin_trap();
+        std::size_t cursor = 0;
+        for (std::size_t k = 0; k < m; ++k)
+            if (compare_keys(leaf.get(out[k], &cursor), all[out[k]]) != 0) __builtin_trap();
+    }
     for (const EntryKey &e : all)
         if (!leaf.contains(e)) __builtin_trap();
 }

@@ -34,6 +34,14 @@ std::vector<EntryKey> all_of(const Buf &b) {
 
 bool same(const EntryKey &a, const EntryKey &b) { return compare_keys(a, b) == 0; }
 
+// The forms of near()'s loop this CPU runs: each test of near() checks them all.
+std::vector<SweepForm> forms() {
+    std::vector<SweepForm> out;
+    for (SweepForm f : {SweepForm::portable, SweepForm::popcnt, SweepForm::avx512})
+        if (sweep_form_supported(f)) out.push_back(f);
+    return out;
+}
+
 // near() over the whole key range equals a brute-force filter of every entry,
 // at radius 0, step, 2 * step, ... up to 64.
 void expect_near_is_brute_force(const Buf &b, std::uint64_t q, int step = 1) {
@@ -41,11 +49,14 @@ void expect_near_is_brute_force(const Buf &b, std::uint64_t q, int step = 1) {
     std::vector<EntryKey> every = all_of(b);
     std::vector<std::uint16_t> out(every.size());
     for (int radius = 0; radius <= 64; radius += step) {
-        std::size_t m = leaf.near(0, ~0ull, q, radius, out.data());
         std::vector<std::uint16_t> want;
         for (std::size_t i = 0; i < every.size(); ++i)
             if (__builtin_popcountll(every[i].key ^ q) <= radius) want.push_back(static_cast<std::uint16_t>(i));
-        ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << "radius " << radius;
+        for (SweepForm form : forms()) {
+            std::size_t m = leaf.near(0, ~0ull, q, radius, out.data(), form);
+            ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want)
+                << "radius " << radius << " form " << static_cast<int>(form);
+        }
     }
 }
 
@@ -146,13 +157,16 @@ TEST(LeafCodec, NearEqualsBruteForce) {
     const std::uint64_t ranges[][2] = {{0, ~0ull}, {q & 0xFFFF000000000000ull, q | 0x0000FFFFFFFFFFFFull}, {q, q}, {5, 4}};
     for (const auto &r : ranges) {
         for (int radius = -1; radius <= 64; ++radius) {
-            std::size_t m = leaf.near(r[0], r[1], q, radius, out.data());
             std::vector<std::uint16_t> want;
             for (std::size_t i = 0; i < every.size(); ++i)
                 if (r[0] <= r[1] && every[i].key >= r[0] && every[i].key <= r[1] &&
                     __builtin_popcountll(every[i].key ^ q) <= radius)
                     want.push_back(static_cast<std::uint16_t>(i));
-            ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << "radius " << radius;
+            for (SweepForm form : forms()) {
+                std::size_t m = leaf.near(r[0], r[1], q, radius, out.data(), form);
+                ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want)
+                    << "radius " << radius << " form " << static_cast<int>(form);
+            }
         }
     }
 }
@@ -279,6 +293,15 @@ TEST(LeafCodec, NearEqualsBruteForceOnNarrowSuffixes) {
     }
 }
 
+TEST(LeafCodec, TheBestSweepFormIsTheOneTested) {
+    // Every test of near() compares each supported form with brute force;
+    // on a CPU without AVX-512 the widest form goes unchecked, and says so.
+    EXPECT_TRUE(sweep_form_supported(SweepForm::portable));
+    EXPECT_TRUE(sweep_form_supported(best_sweep_form()));
+    if (!sweep_form_supported(SweepForm::avx512)) GTEST_SKIP() << "no AVX-512 VPOPCNTQ on this CPU: that form went unchecked";
+    EXPECT_EQ(best_sweep_form(), SweepForm::avx512);
+}
+
 namespace {
 
 // n random keys under a shared 10-bit prefix: a leaf of a ~10M-row table.
@@ -334,14 +357,17 @@ TEST(LeafCodec, BoundsAndNearAcrossBuckets) {
             std::uint64_t q = keys[rng() % n] ^ (1ull << (rng() % 64)) ^ (1ull << (rng() % 64));
             std::uint64_t lo = std::min(q, keys[rng() % n]), hi = std::max(q, keys[rng() % n]);
             for (int radius : {0, 2, 3, 6, 20, 64}) {
-                std::size_t m = leaf.near(lo, hi, q, radius, out.data());
                 std::vector<std::uint16_t> want;
                 for (std::size_t i = 0; i < n; ++i)
                     if (keys[i] >= lo && keys[i] <= hi && __builtin_popcountll(keys[i] ^ q) <= radius)
                         want.push_back(static_cast<std::uint16_t>(i));
-                ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want) << n << " " << radius;
-                std::size_t cursor = 0;
-                for (std::size_t k = 0; k < m; ++k) ASSERT_TRUE(same(leaf.get(out[k], &cursor), every[out[k]]));
+                for (SweepForm form : forms()) {
+                    std::size_t m = leaf.near(lo, hi, q, radius, out.data(), form);
+                    ASSERT_EQ(std::vector<std::uint16_t>(out.begin(), out.begin() + m), want)
+                        << n << " " << radius << " form " << static_cast<int>(form);
+                    std::size_t cursor = 0;
+                    for (std::size_t k = 0; k < m; ++k) ASSERT_TRUE(same(leaf.get(out[k], &cursor), every[out[k]]));
+                }
             }
         }
     }
@@ -406,11 +432,12 @@ TEST(LeafCodec, ReadersStayInsideASegmentWhoseDirectoryPointsPastIt) {
     ASSERT_EQ(leaf_header_problem(b.bytes.data(), b.n), nullptr);  // (not a header problem)
     Leaf leaf(b.bytes.data(), b.n);
     std::vector<std::uint16_t> out(leaf.size());
-    for (int radius : {0, 3, 64}) {
-        std::size_t m = leaf.near(0, ~0ull, in[rng() % in.size()].key, radius, out.data());
-        ASSERT_LE(m, h.count);
-        for (std::size_t k = 0; k < m; ++k) ASSERT_LT(out[k], h.count);
-    }
+    for (int radius : {0, 3, 64})
+        for (SweepForm form : forms()) {
+            std::size_t m = leaf.near(0, ~0ull, in[rng() % in.size()].key, radius, out.data(), form);
+            ASSERT_LE(m, h.count);
+            for (std::size_t k = 0; k < m; ++k) ASSERT_LT(out[k], h.count);
+        }
     for (std::uint64_t key : {std::uint64_t{0}, in[7].key, ~std::uint64_t{0}}) {
         EXPECT_LE(leaf.lower_bound(key), h.count);
         EXPECT_LE(leaf.upper_bound(key), h.count);
