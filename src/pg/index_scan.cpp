@@ -554,11 +554,33 @@ int order_distance(const ScanState *st, const Hit &h, int i) {
     return i == 0 ? h.distance : simhash::hamming_distance(h.fp, st->order_args[i]);
 }
 
+// Puts the hits in TID order. Up to 65,536 of them (the positions that fit
+// in the top 16 bits of a TID's key), by a radix sort of (TID, position)
+// keys and one gather: a comparison sort moving the 40-byte hits was a tenth
+// of a plain scan returning 2,000 rows.
+void sort_hits_by_tid(ScanState *st) {
+    constexpr Size kMaxGathered = Size{1} << 16;
+    if (st->n < sx::kTidSortMinRadix || st->n > kMaxGathered) {
+        std::sort(st->hits, st->hits + st->n, tid_less);
+        return;
+    }
+    uint64 *keys = static_cast<uint64 *>(palloc(sizeof(uint64) * st->n));
+    uint64 *scratch = static_cast<uint64 *>(palloc(sizeof(uint64) * st->n));
+    for (Size i = 0; i < st->n; ++i) keys[i] = (st->hits[i].rank & kTidBits) | (static_cast<uint64>(i) << 48);
+    sx::sort_tids(keys, scratch, st->n, [] { CHECK_FOR_INTERRUPTS(); });
+    pfree(scratch);
+    Hit *sorted = static_cast<Hit *>(palloc(sizeof(Hit) * st->cap));
+    for (Size i = 0; i < st->n; ++i) sorted[i] = st->hits[keys[i] >> 48];
+    pfree(keys);
+    pfree(st->hits);
+    st->hits = sorted;
+}
+
 // Sorts the hits, drops repeated TIDs, orders by distance if asked: by each
 // ORDER BY distance in turn, then by TID; NULL fingerprints last.
 void finish_hits(ScanState *st) {
+    sort_hits_by_tid(st);
     Hit *begin = st->hits, *end = st->hits + st->n;
-    std::sort(begin, end, tid_less);
     end = std::unique(begin, end, [](const Hit &a, const Hit &b) {
         return ItemPointerEquals(const_cast<ItemPointer>(&a.tid), const_cast<ItemPointer>(&b.tid));
     });

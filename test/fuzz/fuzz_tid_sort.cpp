@@ -1,6 +1,7 @@
-// Fuzzes the bitmap scan's TID sort: keys decoded from the input (6 bytes
-// each, so every byte position varies or not as the input decides, with runs
-// and repeats) come out in the order std::sort gives them.
+// Fuzzes the scans' TID sort: keys decoded from the input (6 bytes each, so
+// every byte position varies or not as the input decides, with runs and
+// repeats), each with its position in the top 16 bits as a plain scan puts
+// it, come out in the order a stable sort on the low 48 bits gives them.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -19,8 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     // varied in the top byte only, so the bytes the input shares stay shared.
     for (std::size_t n = keys.size(); n > 0 && keys.size() < simhash::index::kTidSortMinRadix;)
         keys.push_back(keys[keys.size() % n] ^ (static_cast<std::uint64_t>(keys.size() / n) << 40));
+    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] |= static_cast<std::uint64_t>(i & 0xFFFF) << 48;
     std::vector<std::uint64_t> expected = keys, scratch(keys.size());
-    std::sort(expected.begin(), expected.end());
+    std::stable_sort(expected.begin(), expected.end(), [](std::uint64_t a, std::uint64_t b) {
+        return (a & simhash::index::kTidSortBits) < (b & simhash::index::kTidSortBits);
+    });
     simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), [] {});
     if (keys != expected) __builtin_trap();
     return 0;

@@ -9,11 +9,14 @@
 
 namespace {
 
-// Sorts a copy of keys, checks it against std::sort and returns how many
+// Sorts a copy of keys, checks it against a stable sort on their low 48 bits
+// (the top 16 travel with them) and returns how many
 // times it polled: under 65,536 keys, once per pass it made.
 std::size_t expect_sorted_like_std(std::vector<std::uint64_t> keys) {
     std::vector<std::uint64_t> expected = keys, scratch(keys.size());
-    std::sort(expected.begin(), expected.end());
+    std::stable_sort(expected.begin(), expected.end(), [](std::uint64_t a, std::uint64_t b) {
+        return (a & simhash::index::kTidSortBits) < (b & simhash::index::kTidSortBits);
+    });
     std::size_t polls = 0;
     simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), [&] { ++polls; });
     EXPECT_EQ(keys, expected);
@@ -62,6 +65,19 @@ TEST(TidSort, PollsInEveryPass) {
     simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), [&] { ++polls; });
     EXPECT_EQ(polls, 7u * 4u);
     EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+}
+
+// A plain scan's keys: each TID with its hit's position in the top 16 bits.
+// Equal TIDs (a row found through two tables) keep their positions' order,
+// on both sides of the radix threshold.
+TEST(TidSort, CarriesTheTopBitsAndKeepsEqualKeysInOrder) {
+    std::mt19937_64 rng(19);
+    for (std::size_t n : {200, 5000, 65536}) {
+        std::vector<std::uint64_t> keys(n);
+        for (std::size_t i = 0; i < n; ++i)
+            keys[i] = tid(7000 + rng() % 50, 1 + rng() % 40) | (static_cast<std::uint64_t>(i) << 48);
+        expect_sorted_like_std(keys);
+    }
 }
 
 TEST(TidSort, AllEqualAndAlreadySorted) {
