@@ -1,6 +1,6 @@
 #include "ascii_masks.hpp"
 
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 #include <immintrin.h>
 
 namespace simhash {

@@ -40,7 +40,7 @@ inline AsciiMasks ascii_masks_sse2(const unsigned char *p, char *lower) {
     return m;
 }
 
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 // The same masks and copy, 32 bytes per instruction.
 AsciiMasks ascii_masks_avx2(const unsigned char *p, char *lower);
 #endif

@@ -3,14 +3,14 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 #include <immintrin.h>
 #endif
 
 namespace simhash {
 
 void count_bits(std::uint8_t lanes[64], const std::uint64_t *hashes, std::size_t n) {
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
     if (cpu_has_avx2()) {
         count_bits_avx2(lanes, hashes, n);
         return;
@@ -56,7 +56,7 @@ void count_bits_sse2(std::uint8_t lanes[64], const std::uint64_t *hashes, std::s
 }
 #endif
 
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 // As the SSE2 form, but the spreading of bytes is one shuffle per 32 counters
 // (the hash broadcast to both 128-bit halves, vpshufb picking within each)
 // instead of seven unpacks per 64: half the instructions per hash.

@@ -17,7 +17,7 @@ void count_bits_portable(std::uint8_t lanes[64], const std::uint64_t *hashes, st
 #ifdef __SSE2__
 void count_bits_sse2(std::uint8_t lanes[64], const std::uint64_t *hashes, std::size_t n);
 #endif
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 void count_bits_avx2(std::uint8_t lanes[64], const std::uint64_t *hashes, std::size_t n);
 #endif
 

@@ -2,7 +2,7 @@
 
 namespace simhash {
 
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 bool cpu_has_avx2() noexcept {
     // __builtin_cpu_init: the answer may be needed before libgcc's own
     // constructor has run (a static initializer of another library).
@@ -13,10 +13,10 @@ bool cpu_has_avx2() noexcept {
     return has;
 }
 
-bool cpu_has_popcnt_bmi2() noexcept {
+bool cpu_has_popcnt() noexcept {
     static const bool has = [] {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2");
+        return __builtin_cpu_supports("popcnt") != 0;
     }();
     return has;
 }

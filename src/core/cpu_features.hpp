@@ -5,17 +5,18 @@
 // load on any x86-64.
 #pragma once
 
-// (Only over an SSE2 build: the AVX2 forms are second forms of SSE2 paths.)
+// (Only over an SSE2 build: the AVX2 forms are second forms of SSE2 paths.
+// The POPCNT and AVX-512 forms of the leaf sweep use the same gate.)
 #if defined(__x86_64__) && defined(__SSE2__) && defined(__GNUC__)
-#define SIMHASH_AVX2_DISPATCH 1
+#define SIMHASH_X86_DISPATCH 1
 #endif
 
 namespace simhash {
 
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 // Asked once, then cached.
 bool cpu_has_avx2() noexcept;
-bool cpu_has_popcnt_bmi2() noexcept;
+bool cpu_has_popcnt() noexcept;
 // AVX-512 Foundation with VPOPCNTQ (and BMI2, which every such CPU has).
 bool cpu_has_avx512_popcount() noexcept;
 #endif

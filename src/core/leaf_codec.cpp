@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 #include <immintrin.h>
 #endif
 
@@ -120,9 +120,12 @@ __attribute__((always_inline)) inline void plan_runs(const BucketSweep &s, std::
     // (Positions clamped to the segment, as in Leaf::bucket_start.)
     std::size_t start = j == 0 ? 0 : std::min<std::size_t>(directory_start(s.directory, s.directory_bits, j), s.count);
     for (; j < s.buckets && start < to; ++j) {
+        // (Never before start: a damaged directory whose starts go back would
+        // make runs overlap, and more positions than entries reach `out`.)
         std::size_t next =
             j + 1 < s.buckets ? std::min<std::size_t>(directory_start(s.directory, s.directory_bits, j + 1), s.count)
                               : s.count;
+        next = std::max(next, start);
         int d = __builtin_popcount((s.first_bucket + static_cast<std::uint32_t>(j)) ^ s.qbucket);
         for (std::size_t k = start; k < next; k += 16) std::memset(r.bucket_distance + k, d, 16);
         if (d <= radius && start < next) {
@@ -189,12 +192,11 @@ std::size_t near_portable(const BucketSweep &s, std::size_t from, std::size_t to
     return near_body(s, from, to, j, radius, out);
 }
 
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
 // PostgreSQL's build flags target baseline x86-64, where __builtin_popcountll
-// is a libgcc call and a shift by a register three micro-operations.
-__attribute__((target("popcnt,bmi2"))) std::size_t near_popcnt(const BucketSweep &s, std::size_t from,
-                                                                std::size_t to, std::size_t j, int radius,
-                                                                std::uint16_t *out) noexcept {
+// is a libgcc call.
+__attribute__((target("popcnt"))) std::size_t near_popcnt(const BucketSweep &s, std::size_t from, std::size_t to,
+                                                           std::size_t j, int radius, std::uint16_t *out) noexcept {
     return near_body(s, from, to, j, radius, out);
 }
 
@@ -206,13 +208,13 @@ __attribute__((target("popcnt,bmi2"))) std::size_t near_popcnt(const BucketSweep
 #endif
 // Eight entries at a time: their bit positions in one vector, a gather of
 // the 8 bytes holding each, a shift per lane, and VPOPCNTQ. Where a probe's
-// matches crowd its prefix (real fingerprints: k = 6 reads ~50,000 entries
-// of one table), this loop is most of the index's time.
+// matches crowd its prefix (real fingerprints: a k = 6 query reads 270-400
+// leaves), this loop is most of the index's own time.
 __attribute__((target("popcnt,bmi2,avx512f,avx512vpopcntdq"))) std::size_t near_avx512(
     const BucketSweep &s, std::size_t from, std::size_t to, std::size_t j, int radius, std::uint16_t *out) noexcept {
     SweepRuns r;
     plan_runs(s, from, to, j, radius, r);
-    const bool wide = one_load(s);
+    const bool vector = one_load(s);  // else entry by entry: 16-byte loads
     const std::int64_t width = s.entry_bits;
     const __m512i lane_bits = _mm512_setr_epi64(0, width, 2 * width, 3 * width, 4 * width, 5 * width, 6 * width,
                                                 7 * width);
@@ -222,14 +224,13 @@ __attribute__((target("popcnt,bmi2,avx512f,avx512vpopcntdq"))) std::size_t near_
     std::size_t m = 0;
     for (int k = 0; k < r.n; ++k) {
         std::size_t i = std::max(r.from[k], from), b = std::min(r.to[k], to);
-        for (; wide && i + 8 <= b; i += 8) {
+        for (; vector && i + 8 <= b; i += 8) {
             __m512i bits = _mm512_add_epi64(_mm512_set1_epi64(static_cast<std::int64_t>(i) * width), lane_bits);
             // (Reads 8 bytes at each entry, as the one-load loop does.)
             __m512i v = _mm512_i64gather_epi64(_mm512_srli_epi64(bits, 3), s.entries, 1);
             v = _mm512_srlv_epi64(v, _mm512_and_si512(bits, seven));
             v = _mm512_xor_si512(_mm512_and_si512(v, mask), qlow);
-            __m128i bucket;
-            std::memcpy(&bucket, r.bucket_distance + i, 8);  // the high 8 bytes unused
+            __m128i bucket = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(r.bucket_distance + i));
             __m512i d = _mm512_add_epi64(_mm512_popcnt_epi64(v), _mm512_cvtepu8_epi64(bucket));
             for (unsigned hit = _mm512_cmple_epi64_mask(d, limit); hit != 0; hit &= hit - 1)
                 out[m++] = static_cast<std::uint16_t>(i + __builtin_ctz(hit));
@@ -245,24 +246,20 @@ __attribute__((target("popcnt,bmi2,avx512f,avx512vpopcntdq"))) std::size_t near_
 
 std::size_t near_segment(const BucketSweep &s, std::size_t from, std::size_t to, std::size_t j, int radius,
                          std::uint16_t *out, SweepForm form) noexcept {
-    switch (form) {
-#ifdef SIMHASH_AVX2_DISPATCH
-        case SweepForm::avx512:
-            return near_avx512(s, from, to, j, radius, out);
-        case SweepForm::popcnt:
-            return near_popcnt(s, from, to, j, radius, out);
+    // (A form this CPU lacks falls back: its instructions would trap.)
+#ifdef SIMHASH_X86_DISPATCH
+    if (form == SweepForm::avx512 && cpu_has_avx512_popcount()) return near_avx512(s, from, to, j, radius, out);
+    if (form != SweepForm::portable && cpu_has_popcnt()) return near_popcnt(s, from, to, j, radius, out);
 #endif
-        default:
-            return near_portable(s, from, to, j, radius, out);
-    }
+    return near_portable(s, from, to, j, radius, out);
 }
 
 }  // namespace
 
 bool sweep_form_supported(SweepForm form) noexcept {
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
     if (form == SweepForm::avx512) return cpu_has_avx512_popcount();
-    if (form == SweepForm::popcnt) return cpu_has_popcnt_bmi2();
+    if (form == SweepForm::popcnt) return cpu_has_popcnt();
 #endif
     return form == SweepForm::portable;
 }

@@ -161,7 +161,7 @@ const unsigned char *Tokenizer::ascii_block(const unsigned char *p) {
     // A block holds at most 32 words.
     if (blocks_ == kBatchBlocks || batched_ > kBatchWords - 32) flush();
     char *const lower = lower_ + 64 * blocks_;
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
     const AsciiMasks m = avx2_ ? ascii_masks_avx2(p, lower) : ascii_masks_sse2(p, lower);
 #else
     const AsciiMasks m = ascii_masks_sse2(p, lower);

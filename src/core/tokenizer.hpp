@@ -63,7 +63,7 @@ private:
     char lower_[kBatchBlocks * 64];
     std::size_t blocks_ = 0;
 #endif
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
     // Whether ascii_block classifies with AVX2: asked once per tokenizer.
     const bool avx2_ = cpu_has_avx2();
 #endif

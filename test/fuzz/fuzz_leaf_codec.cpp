@@ -112,6 +112,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         std::uint64_t q = base ^ (std::uint64_t{data[0]} << 3), lo = base & keep;
         check_near(leaf, 0, ~std::uint64_t{0}, q, radius);
         check_near(leaf, lo, lo | ~keep, q, radius);
+        // A range that starts and ends inside the segment, as a probe's does.
+        if (std::size_t np = leaf.packed_count(); np > 2)
+            check_near(leaf, leaf.get(np / 3).key, leaf.get(2 * np / 3).key, q, radius);
         if (distinct) check_split(leaf, area.data(), bytes, sizer.bytes() / 2 + kPackedHeaderSize);
     }
 

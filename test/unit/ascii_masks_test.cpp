@@ -42,7 +42,7 @@ void expect_same(MasksFn form, const char *name, const unsigned char *block) {
 
 void expect_all_forms(const unsigned char *block) {
     expect_same(simhash::ascii_masks_sse2, "sse2", block);
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
     if (simhash::cpu_has_avx2()) expect_same(simhash::ascii_masks_avx2, "avx2", block);
 #endif
 }
@@ -82,7 +82,7 @@ TEST(AsciiMasks, UniformBlocks) {
 // The tests above compare the AVX2 form only on a CPU that has AVX2; on one
 // without, this one says so in the test report instead of passing quietly.
 TEST(AsciiMasks, Avx2FormIsChecked) {
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
     if (!simhash::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU: the AVX2 form went unchecked";
     unsigned char block[64];
     for (int i = 0; i < 64; ++i) block[i] = static_cast<unsigned char>("Ab_9 z\x80"[i % 7]);

@@ -40,7 +40,7 @@ std::vector<std::pair<const char *, CountBits>> forms() {
 #ifdef __SSE2__
     out.emplace_back("sse2", simhash::count_bits_sse2);
 #endif
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
     if (simhash::cpu_has_avx2()) out.emplace_back("avx2", simhash::count_bits_avx2);
 #endif
     return out;
@@ -97,7 +97,7 @@ TEST(CountBits, NoHashesChangeNothing) {
 // The tests above compare the AVX2 form only on a CPU that has AVX2; on one
 // without, this one says so in the test report instead of passing quietly.
 TEST(CountBits, Avx2FormIsChecked) {
-#ifdef SIMHASH_AVX2_DISPATCH
+#ifdef SIMHASH_X86_DISPATCH
     if (!simhash::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU: the AVX2 form went unchecked";
     const std::vector<std::uint64_t> hashes{0x0123456789abcdefu, ~std::uint64_t{0}, 1};
     EXPECT_EQ(counted(simhash::count_bits_avx2, Lanes{}, hashes, 3), reference(Lanes{}, hashes));

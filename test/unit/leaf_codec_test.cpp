@@ -294,12 +294,29 @@ TEST(LeafCodec, NearEqualsBruteForceOnNarrowSuffixes) {
 }
 
 TEST(LeafCodec, TheBestSweepFormIsTheOneTested) {
-    // Every test of near() compares each supported form with brute force;
-    // on a CPU without AVX-512 the widest form goes unchecked, and says so.
+    // Every test of near() compares each supported form with brute force; a
+    // form this CPU lacks goes unchecked, and this test says which.
     EXPECT_TRUE(sweep_form_supported(SweepForm::portable));
     EXPECT_TRUE(sweep_form_supported(best_sweep_form()));
+    if (!sweep_form_supported(SweepForm::popcnt)) GTEST_SKIP() << "no POPCNT on this CPU: the POPCNT and AVX-512 forms went unchecked";
     if (!sweep_form_supported(SweepForm::avx512)) GTEST_SKIP() << "no AVX-512 VPOPCNTQ on this CPU: that form went unchecked";
     EXPECT_EQ(best_sweep_form(), SweepForm::avx512);
+}
+
+TEST(LeafCodec, NearEqualsBruteForceOnWideSuffixes) {
+    // Keys spread over all 64 bits keep more than 57 bits each: every form
+    // reads them entry by entry with 16-byte loads, none eight at a time.
+    std::mt19937_64 rng(37);
+    const std::uint64_t q = rng();
+    std::vector<EntryKey> in;
+    for (std::uint32_t i = 0; i < 300; ++i)
+        in.push_back({i % 4 == 0 ? q ^ (rng() & rng() & rng()) : rng(), static_cast<std::uint32_t>(rng() % 9000),
+                      static_cast<std::uint16_t>(1 + i % 100)});
+    Buf b = write(in);
+    PackedHeader h = packed_header(b.bytes.data());
+    ASSERT_GT(h.low_bits(), 57);
+    ASSERT_NE(h.entry_bits() % 8, 0);  // entries start at every bit of a byte
+    expect_near_is_brute_force(b, q, 2);
 }
 
 namespace {
@@ -447,6 +464,35 @@ TEST(LeafCodec, ReadersStayInsideASegmentWhoseDirectoryPointsPastIt) {
 
 // Keys that differ in their leading bits and share their last 16: no prefix
 // of the leaf tells a query flipped in those 16 bits is far, the summary does.
+TEST(LeafCodec, NearWritesNoMorePositionsThanEntriesWhenTheDirectoryGoesBack) {
+    // Bucket starts that go back and forth (count - 1, 0, count - 1, ...)
+    // pass the header check; a sweep must still not read a position twice,
+    // or it writes past the room its caller gave (the leaf's size). Under
+    // AddressSanitizer an overrun fails here.
+    std::mt19937_64 rng(41);
+    std::vector<EntryKey> in = dense_leaf(rng, 800);
+    Buf b = write(in);
+    PackedHeader h = packed_header(b.bytes.data());
+    ASSERT_GT(h.buckets, 4u);
+    const int bits = h.directory_bits();
+    std::uint8_t *dir = b.bytes.data() + kPackedHeaderSize;
+    std::memset(dir, 0, h.directory_bytes());
+    for (std::size_t j = 1; j < h.buckets; j += 2)
+        for (int k = 0; k < bits; ++k)
+            if (((h.count - 1) >> k) & 1) {
+                std::size_t bit = (j - 1) * bits + k;
+                dir[bit / 8] |= static_cast<std::uint8_t>(1u << (bit % 8));
+            }
+    ASSERT_EQ(leaf_header_problem(b.bytes.data(), b.n), nullptr);
+    Leaf leaf(b.bytes.data(), b.n);
+    for (SweepForm form : forms()) {
+        std::vector<std::uint16_t> out(leaf.size());
+        std::size_t m = leaf.near(0, ~0ull, in[0].key, 64, out.data(), form);
+        ASSERT_LE(m, leaf.size());
+        for (std::size_t k = 0; k < m; ++k) ASSERT_LT(out[k], h.count);
+    }
+}
+
 TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
     std::mt19937_64 rng(31);
     std::vector<EntryKey> in;

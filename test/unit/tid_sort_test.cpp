@@ -69,7 +69,9 @@ TEST(TidSort, PollsInEveryPass) {
 
 // A plain scan's keys: each TID with its hit's position in the top 16 bits.
 // Equal TIDs (a row found through two tables) keep their positions' order,
-// on both sides of the radix threshold.
+// on both sides of the radix threshold. (The scan itself sorts fewer than
+// 256 hits, or more than 65,536, by comparison: either copy of a row may
+// stay, which is all it needs.)
 TEST(TidSort, CarriesTheTopBitsAndKeepsEqualKeysInOrder) {
     std::mt19937_64 rng(19);
     for (std::size_t n : {200, 5000, 65536}) {
