@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -438,6 +439,24 @@ TEST(LeafCodec, HeaderProblemsAreFoundInConstantTime) {
     EXPECT_NE(leaf_header_problem(length.bytes.data(), length.n), nullptr);
 }
 
+namespace {
+
+// near() on a leaf with a damaged directory, in every form, at each radius:
+// only positions of the segment, no more of them than it has entries (the
+// caller's room is the leaf's size).
+void expect_near_stays_inside(const Leaf &leaf, std::uint64_t q, std::initializer_list<int> radii) {
+    const std::size_t count = leaf.packed_count();
+    std::vector<std::uint16_t> out(leaf.size());
+    for (int radius : radii)
+        for (SweepForm form : forms()) {
+            std::size_t m = leaf.near(0, ~0ull, q, radius, out.data(), form);
+            ASSERT_LE(m, count);
+            for (std::size_t k = 0; k < m; ++k) ASSERT_LT(out[k], count);
+        }
+}
+
+}  // namespace
+
 TEST(LeafCodec, ReadersStayInsideASegmentWhoseDirectoryPointsPastIt) {
     std::mt19937_64 rng(31);
     std::vector<EntryKey> in = dense_leaf(rng, 800);
@@ -448,13 +467,7 @@ TEST(LeafCodec, ReadersStayInsideASegmentWhoseDirectoryPointsPastIt) {
     std::memset(b.bytes.data() + kPackedHeaderSize, 0xFF, h.directory_bytes());
     ASSERT_EQ(leaf_header_problem(b.bytes.data(), b.n), nullptr);  // (not a header problem)
     Leaf leaf(b.bytes.data(), b.n);
-    std::vector<std::uint16_t> out(leaf.size());
-    for (int radius : {0, 3, 64})
-        for (SweepForm form : forms()) {
-            std::size_t m = leaf.near(0, ~0ull, in[rng() % in.size()].key, radius, out.data(), form);
-            ASSERT_LE(m, h.count);
-            for (std::size_t k = 0; k < m; ++k) ASSERT_LT(out[k], h.count);
-        }
+    expect_near_stays_inside(leaf, in[rng() % in.size()].key, {0, 3, 64});
     for (std::uint64_t key : {std::uint64_t{0}, in[7].key, ~std::uint64_t{0}}) {
         EXPECT_LE(leaf.lower_bound(key), h.count);
         EXPECT_LE(leaf.upper_bound(key), h.count);
@@ -462,8 +475,6 @@ TEST(LeafCodec, ReadersStayInsideASegmentWhoseDirectoryPointsPastIt) {
     leaf.prefetch(0, ~0ull);
 }
 
-// Keys that differ in their leading bits and share their last 16: no prefix
-// of the leaf tells a query flipped in those 16 bits is far, the summary does.
 TEST(LeafCodec, NearWritesNoMorePositionsThanEntriesWhenTheDirectoryGoesBack) {
     // Bucket starts that go back and forth (count - 1, 0, count - 1, ...)
     // pass the header check; a sweep must still not read a position twice,
@@ -484,15 +495,11 @@ TEST(LeafCodec, NearWritesNoMorePositionsThanEntriesWhenTheDirectoryGoesBack) {
                 dir[bit / 8] |= static_cast<std::uint8_t>(1u << (bit % 8));
             }
     ASSERT_EQ(leaf_header_problem(b.bytes.data(), b.n), nullptr);
-    Leaf leaf(b.bytes.data(), b.n);
-    for (SweepForm form : forms()) {
-        std::vector<std::uint16_t> out(leaf.size());
-        std::size_t m = leaf.near(0, ~0ull, in[0].key, 64, out.data(), form);
-        ASSERT_LE(m, leaf.size());
-        for (std::size_t k = 0; k < m; ++k) ASSERT_LT(out[k], h.count);
-    }
+    expect_near_stays_inside(Leaf(b.bytes.data(), b.n), in[0].key, {3, 64});
 }
 
+// Keys that differ in their leading bits and share their last 16: no prefix
+// of the leaf tells a query flipped in those 16 bits is far, the summary does.
 TEST(LeafCodec, NearUsesTheBitsEveryKeyShares) {
     std::mt19937_64 rng(31);
     std::vector<EntryKey> in;
