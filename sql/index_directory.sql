@@ -71,7 +71,10 @@ SELECT height > 1 AS grew FROM simhash_index_info('grow_fp');
 -- directory's copies of those summaries only suggest it (inserts weaken the
 -- summaries after the copy): the walk then starts at the root, whose pages'
 -- summaries are current, and reads a few of the 20 to 50 leaves each table
--- has (4-8 pages in all; 20-24 without the walk from the root).
+-- has (4-8 pages in all; 20-24 without the walk from the root). A walk of
+-- the directory jumps over the entries whose shared leading bits rule them
+-- out: queries flipped in every block of the prefix check that it jumps no
+-- further.
 CREATE TABLE crowd (id serial, fp simhash64);
 INSERT INTO crowd (fp) SELECT ((x'9e3779b97f'::bit(40)::bigint << 24) | (hashint8extended(i, 21) & 16777215))::simhash64
     FROM generate_series(1, 40000) i;
@@ -79,7 +82,8 @@ CREATE INDEX crowd_fp ON crowd USING simhash (fp);
 DELETE FROM dq;
 INSERT INTO dq SELECT row_number() OVER (), ((x'9e3779b97f'::bit(40)::bigint << 24) # (1::bigint << b1) # (1::bigint << b2)
         | (hashint8extended(b1, 22) & 16777215))::simhash64
-    FROM (VALUES (60, 62), (48, 63), (30, 50), (44, 46), (24, 24)) v(b1, b2);
+    FROM (VALUES (60, 62), (48, 63), (30, 50), (44, 46), (24, 24), (26, 28), (24, 31), (32, 39), (40, 47),
+                 (25, 57), (33, 34), (52, 53), (27, 61)) v(b1, b2);
 CREATE FUNCTION crowd_buffers(q simhash64) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE plan json;
 BEGIN
@@ -103,5 +107,24 @@ END $$;
 SELECT * FROM dir_check('crowd');
 SELECT simhash_index_check('crowd_fp', true);
 
-DROP TABLE dirt, grow, dq, crowd;
+-- Runs of identical rows 3 bits from a query, one bit at the top of each of
+-- three blocks (only the table that the fourth block leads finds them), and
+-- beside them runs one more bit away, at the bottom of each block in turn.
+-- In that table's key order one of those runs ends just below the first run,
+-- and its leaves are ruled out on their leading bits: the walk's jump over
+-- entries ruled out the same way must stop before the first run's leaves
+-- (it stopped one difference short in a mutation of it, which the crowd's
+-- queries above did not catch: this does).
+CREATE TABLE runs (id serial, fp simhash64);
+INSERT INTO runs (fp)
+    SELECT ((x'5bd1e9955bd1e995'::bigint # (1::bigint << 15) # (1::bigint << 31) # (1::bigint << 47))
+            # CASE WHEN b < 0 THEN 0 ELSE 1::bigint << (16 * b) END)::simhash64
+    FROM generate_series(-1, 2) b, generate_series(1, 9000) c;
+CREATE INDEX runs_fp ON runs USING simhash (fp);
+DELETE FROM dq;
+INSERT INTO dq VALUES (1, x'5bd1e9955bd1e995'::bigint::simhash64);
+SELECT * FROM dir_check('runs');
+SELECT count(*) FILTER (WHERE fp <-> x'5bd1e9955bd1e995'::bigint::simhash64 = 3) AS three_away FROM runs;
+
+DROP TABLE dirt, grow, dq, crowd, runs;
 DROP FUNCTION dir_check(regclass), crowd_buffers(simhash64);

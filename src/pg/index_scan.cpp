@@ -419,6 +419,42 @@ void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buf
 // stays in. When its copies rule out more than kRuledOut leaves, the walk
 // starts at the root instead, whose internal pages' summaries are current.
 constexpr size_t kRuledOut = 8;
+
+// Where rows crowd behind a prefix the query shares, most of a wide range's
+// directory entries are ruled out one after another by the leading bits
+// their ranges share: the query differs from them in more than the radius
+// there. Every later entry whose range lies inside the same block of keys is
+// ruled out the same way, so the walk jumps past them, to the last entry
+// starting inside the block (its range may leave it); or stays at `i` when
+// the bits the range shares do not rule the entry out alone. The jumps are
+// short (a block of a few entries, often): found by galloping from `i`, as a
+// binary search of the whole directory cost more than the tests it saved.
+size_t skip_ruled_out_block(const Pass &p, const ScanState *st, const SimhashDirectory &dir, size_t i,
+                            const Child &c) {
+    // The shortest prefix of the entry's key holding radius + 1 differences.
+    uint64 x = c.low.key ^ p.qkey;
+    for (int r = current_radius(p, st); r > 0 && x != 0; --r) x &= ~(uint64{1} << (63 - __builtin_clzll(x)));
+    if (x == 0) return i;
+    int prefix = __builtin_clzll(x) + 1;
+    uint64 last = c.has_high ? c.high.key : ~uint64{0};
+    if (c.low.key != last && __builtin_clzll(c.low.key ^ last) < prefix) return i;
+    uint64 block_end = prefix == 64 ? c.low.key : c.low.key | (~uint64{0} >> prefix);
+    size_t lo = i, step = 1;
+    while (lo + step < dir.n && dir.entries[lo + step].low.key <= block_end) {
+        lo += step;
+        step *= 2;
+    }
+    size_t hi = std::min<size_t>(lo + step, dir.n);
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (dir.entries[mid].low.key <= block_end)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo > i + 1 ? lo - 1 : i;  // (the loop's next entry is lo)
+}
+
 size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *st, Child **out) {
     const SimhashDirectory &dir = p.dir;
     const Child root{meta.roots[p.table], -1, {0, 0, 0}, false, {0, 0, 0}, nullptr};
@@ -428,7 +464,8 @@ size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *s
         return 1;
     }
     size_t first = simhash_directory_find(dir, {p.lo, 0, 0});
-    size_t end = first;
+    // (Both ends by binary search: a crowded prefix spans ~1,000 entries.)
+    size_t end = p.hi == ~uint64{0} ? dir.n : std::max<size_t>(first, simhash_directory_find(dir, {p.hi + 1, 0, 0}));
     while (end < dir.n && dir.entries[end].low.key <= p.hi) end++;
     Child *children = static_cast<Child *>(palloc(sizeof(Child) * (end - first)));
     // (A probe of random keys spans one or two leaves: no hint can pay.)
@@ -438,7 +475,10 @@ size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *s
         bool has_high = i + 1 < dir.n;
         Child ch{dir.entries[i].child, dir.child_level, dir.entries[i].low, has_high,
                  has_high ? dir.entries[i + 1].low : sx::EntryKey{0, 0, 0}, &dir.recent[i]};
-        if (child_prunable(p, st, ch)) continue;
+        if (child_prunable(p, st, ch)) {
+            i = skip_ruled_out_block(p, st, dir, i, ch);
+            continue;
+        }
         children[n++] = ch;
         if (!wide) continue;
         ch.keys_and = dir.summaries[i].keys_and;
