@@ -121,6 +121,8 @@ INSERT INTO runs (fp)
             # CASE WHEN b < 0 THEN 0 ELSE 1::bigint << (16 * b) END)::simhash64
     FROM generate_series(-1, 2) b, generate_series(1, 9000) c;
 CREATE INDEX runs_fp ON runs USING simhash (fp);
+-- (The case needs a directory over several leaves per run.)
+SELECT height > 1 AS has_directory, pages > 40 AS several_leaves_per_run FROM simhash_index_info('runs_fp');
 DELETE FROM dq;
 INSERT INTO dq VALUES (1, x'5bd1e9955bd1e995'::bigint::simhash64);
 SELECT * FROM dir_check('runs');

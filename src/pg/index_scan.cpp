@@ -423,12 +423,13 @@ constexpr size_t kRuledOut = 8;
 // Where rows crowd behind a prefix the query shares, most of a wide range's
 // directory entries are ruled out one after another by the leading bits
 // their ranges share: the query differs from them in more than the radius
-// there. Every later entry whose range lies inside the same block of keys is
-// ruled out the same way, so the walk jumps past them, to the last entry
-// starting inside the block (its range may leave it); or stays at `i` when
-// the bits the range shares do not rule the entry out alone. The jumps are
-// short (a block of a few entries, often): found by galloping from `i`, as a
-// binary search of the whole directory cost more than the tests it saved.
+// there. Take the block of keys that share entry i's key up to its radius +
+// 1-th difference from the query: every later entry whose range lies inside
+// it is ruled out on those bits alone, so the walk jumps to the last entry
+// starting inside the block, which it still tests (its range may leave it).
+// The jumps are short (a block of a few entries, often): found by galloping
+// from `i`, as a binary search of the whole directory cost more than the
+// tests it saved.
 size_t skip_ruled_out_block(const Pass &p, const ScanState *st, const SimhashDirectory &dir, size_t i,
                             const Child &c) {
     // The shortest prefix of the entry's key holding radius + 1 differences.
@@ -436,8 +437,6 @@ size_t skip_ruled_out_block(const Pass &p, const ScanState *st, const SimhashDir
     for (int r = current_radius(p, st); r > 0 && x != 0; --r) x &= ~(uint64{1} << (63 - __builtin_clzll(x)));
     if (x == 0) return i;
     int prefix = __builtin_clzll(x) + 1;
-    uint64 last = c.has_high ? c.high.key : ~uint64{0};
-    if (c.low.key != last && __builtin_clzll(c.low.key ^ last) < prefix) return i;
     uint64 block_end = prefix == 64 ? c.low.key : c.low.key | (~uint64{0} >> prefix);
     size_t lo = i, step = 1;
     while (lo + step < dir.n && dir.entries[lo + step].low.key <= block_end) {
@@ -452,7 +451,7 @@ size_t skip_ruled_out_block(const Pass &p, const ScanState *st, const SimhashDir
         else
             hi = mid;
     }
-    return lo > i + 1 ? lo - 1 : i;  // (the loop's next entry is lo)
+    return lo > i + 1 ? lo - 1 : i;  // the loop tests lo next (i + 1 without a jump)
 }
 
 size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *st, Child **out) {
