@@ -246,12 +246,18 @@ __attribute__((target("popcnt,bmi2,avx512f,avx512vpopcntdq"))) std::size_t near_
 
 std::size_t near_segment(const BucketSweep &s, std::size_t from, std::size_t to, std::size_t j, int radius,
                          std::uint16_t *out, SweepForm form) noexcept {
-    // (A form this CPU lacks falls back: its instructions would trap.)
+    // (A form this CPU lacks runs as the best it has: its instructions would trap.)
+    if (!sweep_form_supported(form)) form = best_sweep_form();
+    switch (form) {
 #ifdef SIMHASH_X86_DISPATCH
-    if (form == SweepForm::avx512 && cpu_has_avx512_popcount()) return near_avx512(s, from, to, j, radius, out);
-    if (form != SweepForm::portable && cpu_has_popcnt()) return near_popcnt(s, from, to, j, radius, out);
+        case SweepForm::avx512:
+            return near_avx512(s, from, to, j, radius, out);
+        case SweepForm::popcnt:
+            return near_popcnt(s, from, to, j, radius, out);
 #endif
-    return near_portable(s, from, to, j, radius, out);
+        default:
+            return near_portable(s, from, to, j, radius, out);
+    }
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ uint64 rank_of(int distance, const ItemPointerData &tid) {
     return (static_cast<uint64>(distance) << 48) |
            (static_cast<uint64>(ItemPointerGetBlockNumberNoCheck(&tid)) << 16) | ItemPointerGetOffsetNumberNoCheck(&tid);
 }
-constexpr uint64 kTidBits = (uint64{1} << 48) - 1;
+constexpr uint64 kTidBits = sx::kTidSortBits;  // a rank's TID: the bits sort_tids sorts on
 
 struct Ball {
     uint64 center;
@@ -597,17 +597,26 @@ int order_distance(const ScanState *st, const Hit &h, int i) {
 // in the top 16 bits of a TID's key), by a radix sort of (TID, position)
 // keys and one gather: a comparison sort moving the 40-byte hits was a tenth
 // of a plain scan returning 2,000 rows.
+// The hits' TIDs as sort_tids keys, sorted; with_position puts each hit's
+// position in the top 16 bits (at most 65,536 hits then).
+uint64 *sorted_tid_keys(const ScanState *st, bool with_position) {
+    Size bytes = sizeof(uint64) * Max(st->n, 1);
+    uint64 *keys = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
+    uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
+    for (Size i = 0; i < st->n; ++i)
+        keys[i] = (st->hits[i].rank & kTidBits) | (with_position ? static_cast<uint64>(i) << 48 : 0);
+    sx::sort_tids(keys, scratch, st->n, [] { CHECK_FOR_INTERRUPTS(); });
+    pfree(scratch);
+    return keys;
+}
+
 void sort_hits_by_tid(ScanState *st) {
     constexpr Size kMaxGathered = Size{1} << 16;
     if (st->n < sx::kTidSortMinRadix || st->n > kMaxGathered) {
         std::sort(st->hits, st->hits + st->n, tid_less);
         return;
     }
-    uint64 *keys = static_cast<uint64 *>(palloc(sizeof(uint64) * st->n));
-    uint64 *scratch = static_cast<uint64 *>(palloc(sizeof(uint64) * st->n));
-    for (Size i = 0; i < st->n; ++i) keys[i] = (st->hits[i].rank & kTidBits) | (static_cast<uint64>(i) << 48);
-    sx::sort_tids(keys, scratch, st->n, [] { CHECK_FOR_INTERRUPTS(); });
-    pfree(scratch);
+    uint64 *keys = sorted_tid_keys(st, true);
     Hit *sorted = static_cast<Hit *>(palloc(sizeof(Hit) * st->cap));
     for (Size i = 0; i < st->n; ++i) sorted[i] = st->hits[keys[i] >> 48];
     pfree(keys);
@@ -878,12 +887,7 @@ extern "C" int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
     if (st->impossible) return 0;
     // In TID order, each heap block's bitmap page is looked up once for its
     // run of rows, not once per row (sx::sort_tids).
-    Size bytes = sizeof(uint64) * Max(st->n, 1);
-    uint64 *keys = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
-    uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
-    for (Size i = 0; i < st->n; ++i) keys[i] = st->hits[i].rank & kTidBits;
-    sx::sort_tids(keys, scratch, st->n, [] { CHECK_FOR_INTERRUPTS(); });
-    pfree(scratch);
+    uint64 *keys = sorted_tid_keys(st, false);
     // A non-MVCC probe can find a row in two tables: the bitmap would merge
     // them, but the count returned (EXPLAIN's rows) is of rows.
     Size n = std::unique(keys, keys + st->n) - keys;
