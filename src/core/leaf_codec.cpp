@@ -239,6 +239,54 @@ __attribute__((target("popcnt,bmi2,avx512f,avx512vpopcntdq"))) std::size_t near_
     }
     return m;
 }
+
+// Four entries at a time, for CPUs with AVX2 but not AVX-512 VPOPCNTQ: the
+// same shift per lane, each lane's bits counted by nibble lookups (VPSHUFB)
+// summed per lane (VPSADBW). Four 8-byte loads instead of a gather: here the
+// AVX2 gather made the loop slower than the POPCNT form's.
+__attribute__((target("popcnt,avx2"))) std::size_t near_avx2(const BucketSweep &s, std::size_t from, std::size_t to,
+                                                              std::size_t j, int radius, std::uint16_t *out) noexcept {
+    SweepRuns r;
+    plan_runs(s, from, to, j, radius, r);
+    const bool vector = one_load(s);
+    const std::size_t width = static_cast<std::size_t>(s.entry_bits);
+    const std::int64_t w = s.entry_bits;
+    const __m256i lane_bits = _mm256_setr_epi64x(0, w, 2 * w, 3 * w);
+    const __m256i mask = _mm256_set1_epi64x(static_cast<std::int64_t>(s.low_mask));
+    const __m256i qlow = _mm256_set1_epi64x(static_cast<std::int64_t>(s.qlow));
+    const __m256i seven = _mm256_set1_epi64x(7), limit = _mm256_set1_epi64x(radius);
+    const __m256i nibble = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    const __m256i nibble_bits = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2,
+                                                 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    std::size_t m = 0;
+    for (int k = 0; k < r.n; ++k) {
+        std::size_t i = std::max(r.from[k], from), b = std::min(r.to[k], to);
+        for (; vector && i + 4 <= b; i += 4) {
+            const std::size_t at = i * width;
+            std::uint64_t e0, e1, e2, e3;
+            std::memcpy(&e0, s.entries + at / 8, 8);
+            std::memcpy(&e1, s.entries + (at + width) / 8, 8);
+            std::memcpy(&e2, s.entries + (at + 2 * width) / 8, 8);
+            std::memcpy(&e3, s.entries + (at + 3 * width) / 8, 8);
+            __m256i v = _mm256_setr_epi64x(static_cast<std::int64_t>(e0), static_cast<std::int64_t>(e1),
+                                           static_cast<std::int64_t>(e2), static_cast<std::int64_t>(e3));
+            __m256i bits = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<std::int64_t>(at)), lane_bits);
+            v = _mm256_srlv_epi64(v, _mm256_and_si256(bits, seven));
+            v = _mm256_xor_si256(_mm256_and_si256(v, mask), qlow);
+            __m256i low_nibbles = _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(v, nibble));
+            __m256i high_nibbles = _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(_mm256_srli_epi64(v, 4), nibble));
+            std::uint32_t bucket;
+            std::memcpy(&bucket, r.bucket_distance + i, sizeof(bucket));
+            __m256i d = _mm256_add_epi64(_mm256_sad_epu8(_mm256_add_epi8(low_nibbles, high_nibbles), zero),
+                                         _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(static_cast<int>(bucket))));
+            unsigned over = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(d, limit))));
+            for (unsigned hit = ~over & 0xfu; hit != 0; hit &= hit - 1)
+                out[m++] = static_cast<std::uint16_t>(i + __builtin_ctz(hit));
+        }
+        m += scan_entries(s, r, i, b, radius, out + m);
+    }
+    return m;
+}
 #if !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -252,6 +300,8 @@ std::size_t near_segment(const BucketSweep &s, std::size_t from, std::size_t to,
 #ifdef SIMHASH_X86_DISPATCH
         case SweepForm::avx512:
             return near_avx512(s, from, to, j, radius, out);
+        case SweepForm::avx2:
+            return near_avx2(s, from, to, j, radius, out);
         case SweepForm::popcnt:
             return near_popcnt(s, from, to, j, radius, out);
 #endif
@@ -265,6 +315,7 @@ std::size_t near_segment(const BucketSweep &s, std::size_t from, std::size_t to,
 bool sweep_form_supported(SweepForm form) noexcept {
 #ifdef SIMHASH_X86_DISPATCH
     if (form == SweepForm::avx512) return cpu_has_avx512_popcount();
+    if (form == SweepForm::avx2) return cpu_has_avx2() && cpu_has_popcnt();
     if (form == SweepForm::popcnt) return cpu_has_popcnt();
 #endif
     return form == SweepForm::portable;
@@ -272,7 +323,7 @@ bool sweep_form_supported(SweepForm form) noexcept {
 
 SweepForm best_sweep_form() noexcept {
     static const SweepForm best = [] {
-        for (SweepForm f : {SweepForm::avx512, SweepForm::popcnt})
+        for (SweepForm f : {SweepForm::avx512, SweepForm::avx2, SweepForm::popcnt})
             if (sweep_form_supported(f)) return f;
         return SweepForm::portable;
     }();

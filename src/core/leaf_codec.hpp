@@ -113,7 +113,8 @@ bool leaf_summarize_append(std::uint8_t *area, std::size_t bytes, std::uint64_t 
 // The forms of near()'s loop over entries, the same positions each: the
 // CPU's best by default, the others for tests to compare (a form the CPU
 // lacks runs as the best one it has).
-enum class SweepForm { portable, popcnt, avx512 };
+enum class SweepForm { portable, popcnt, avx2, avx512 };
+inline constexpr SweepForm kSweepForms[] = {SweepForm::portable, SweepForm::popcnt, SweepForm::avx2, SweepForm::avx512};
 SweepForm best_sweep_form() noexcept;
 bool sweep_form_supported(SweepForm form) noexcept;
 

@@ -30,7 +30,7 @@ std::vector<EntryKey> every_entry(const Leaf &leaf) {
 void check_near(const Leaf &leaf, std::uint64_t lo, std::uint64_t hi, std::uint64_t q, int radius) {
     std::vector<EntryKey> all = every_entry(leaf);
     std::vector<std::uint16_t> out(all.size() + 1);
-    for (SweepForm form : {SweepForm::portable, SweepForm::popcnt, SweepForm::avx512}) {
+    for (SweepForm form : kSweepForms) {
         if (!sweep_form_supported(form)) continue;
         std::size_t m = leaf.near(lo, hi, q, radius, out.data(), form), j = 0;
         for (std::size_t i = 0; i < all.size(); ++i)
