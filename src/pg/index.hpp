@@ -249,6 +249,11 @@ constexpr int64 kPhaseWriteTables = 3;
 
 // index_options.cpp
 void simhash_register_reloptions();
+
+// simhash.insert_pause_lock (src/pg/insert_pause.cpp): defined at load; the
+// pause itself, a no-op unless a test set it.
+void simhash_define_insert_pause();
+void simhash_insert_pause();
 extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate);
 
 // Callbacks, one file per group.

@@ -256,6 +256,7 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
         }
         if (page_opaque(page)->flags & kPageLeaf) return buf;
         Downlink d = downlink_for(buf, key);
+        bool weakened = false;
         if (inserting && !sx::summary_covers(d.entry, key.key, key.key)) {
             if (mode == BUFFER_LOCK_SHARE) {
                 // (The page may split meanwhile: look again.)
@@ -266,8 +267,10 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
                 continue;
             }
             weaken_downlink(index, buf, d.pos, key.key);
+            weakened = true;
         }
         UnlockReleaseBuffer(buf);
+        if (weakened) simhash_insert_pause();
         mode = BUFFER_LOCK_SHARE;
         buf = lock_child(index, d, mode);
     }

@@ -7,5 +7,9 @@ PG_MODULE_MAGIC;
 }
 
 void simhash_register_reloptions();
+void simhash_define_insert_pause();
 
-extern "C" void _PG_init(void) { simhash_register_reloptions(); }
+extern "C" void _PG_init(void) {
+    simhash_register_reloptions();
+    simhash_define_insert_pause();
+}

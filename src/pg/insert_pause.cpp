@@ -1,0 +1,28 @@
+// A pause for isolation tests, PostgreSQL 15 having no injection points. An
+// insert that has just weakened a downlink's summary on its way down, holding
+// no lock and no pin, waits there for the advisory lock
+// `simhash.insert_pause_lock` (0, the default: no pause) while another
+// session splits the pages below; the spec insert_weaken_split depends on it.
+#include "index.hpp"
+
+extern "C" {
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+}
+
+static int insert_pause_lock = 0;
+
+void simhash_define_insert_pause() {
+    DefineCustomIntVariable("simhash.insert_pause_lock",
+                            "Tests only: an insert waits for this advisory lock after weakening a downlink.",
+                            "0 (the default) never waits.", &insert_pause_lock, 0, 0, INT_MAX, PGC_USERSET,
+                            GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, nullptr, nullptr, nullptr);
+    MarkGUCPrefixReserved("simhash");
+}
+
+void simhash_insert_pause() {
+    if (insert_pause_lock == 0) return;
+    Datum lock = Int64GetDatum(insert_pause_lock);
+    DirectFunctionCall1(pg_advisory_lock_int8, lock);
+    DirectFunctionCall1(pg_advisory_unlock_int8, lock);
+}
