@@ -1,8 +1,12 @@
 // A pause for isolation tests, PostgreSQL 15 having no injection points. An
 // insert that has just weakened a downlink's summary on its way down, holding
-// no lock and no pin, waits there for the advisory lock
-// `simhash.insert_pause_lock` (0, the default: no pause) while another
-// session splits the pages below; the spec insert_weaken_split depends on it.
+// no lock or pin on the index's pages (its transaction's locks, and a heap
+// page pin COPY or a concurrent build's validation may hold, stay), waits
+// there for the advisory lock `simhash.insert_pause_lock` (0, the default: no
+// pause) while another session splits the pages below; the spec
+// insert_weaken_split depends on it. Superusers only: set for a database or
+// by a trigger, it would let a role stall other roles' inserts on a lock it
+// holds.
 #include "index.hpp"
 
 extern "C" {
@@ -15,7 +19,7 @@ static int insert_pause_lock = 0;
 void simhash_define_insert_pause() {
     DefineCustomIntVariable("simhash.insert_pause_lock",
                             "Tests only: an insert waits for this advisory lock after weakening a downlink.",
-                            "0 (the default) never waits.", &insert_pause_lock, 0, 0, INT_MAX, PGC_USERSET,
+                            "0 (the default) never waits.", &insert_pause_lock, 0, 0, INT_MAX, PGC_SUSET,
                             GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("simhash");
 }
