@@ -31,9 +31,10 @@ create_queries($node);
 insert_rows($node, 'fps', 1, 40000);
 create_simhash_index($node, $method, 'fps', 'fps_idx', 3);
 
-# One round's builds and checks timed without writers: pgbench then runs at
-# least three times that, so that even the first round's builds meet writes
-# when SIMHASH_PGBENCH_SECONDS is short or the machine slow.
+# One round's builds and index checks timed without writers: pgbench then
+# runs at least three times that (rounds under load take longer), so that
+# even the first round's builds meet writes when SIMHASH_PGBENCH_SECONDS is
+# short or the machine slow.
 my $dry_start = time;
 $node->safe_psql('postgres', 'CREATE INDEX CONCURRENTLY fps_cic ON fps USING simhash (fp) WITH (max_distance = 3)');
 index_check($node, 'fps_cic', 1, 'without writers, CREATE INDEX CONCURRENTLY');
