@@ -282,6 +282,7 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
 static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = simhash_find_leaf(index, root, key, true);
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+    simhash_insert_pause();
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
     for (;;) {
         Page page = BufferGetPage(buf);

@@ -1,12 +1,13 @@
 // A pause for isolation tests, PostgreSQL 15 having no injection points. An
-// insert that has just weakened a downlink's summary on its way down, holding
-// no lock or pin on the index's pages (its transaction's locks, and a heap
-// page pin COPY or a concurrent build's validation may hold, stay), waits
-// there for the advisory lock `simhash.insert_pause_lock` (0, the default: no
-// pause) while another session splits the pages below; the spec
-// insert_weaken_split depends on it. Superusers only: set for a database or
-// by a trigger, it would let a role stall other roles' inserts on a lock it
-// holds.
+// insert waits for the advisory lock `simhash.insert_pause_lock` (0, the
+// default: no pause) at two points where another session may split the pages
+// it is heading for: just after weakening a downlink's summary, holding no
+// lock or pin on the index's pages (spec insert_weaken_split), and between
+// its leaf's share and exclusive locks, holding only the leaf's pin (spec
+// insert_split_step_right). Its transaction's locks, and a heap page pin COPY
+// or a concurrent build's validation may hold, stay. Superusers only: set for
+// a database or by a trigger, it would let a role stall other roles' inserts
+// on a lock it holds.
 #include "index.hpp"
 
 extern "C" {
