@@ -186,13 +186,24 @@ $node->safe_psql('postgres', q{
 	# From the faster warm run, and not at its very end: on a shared machine
 	# one run took three quarters of the one before it, and a run that
 	# finishes before its timeout proves nothing.
+	# Up to three tries: reading the document does not poll for interrupts
+	# (PostgreSQL's detoasting), and a run slowed by a busy machine can still
+	# be reading it when the timeout fires (CI once returned 1.5 s late). A
+	# fingerprint loop that stopped polling would be late in every try.
 	my $timeout = int($run_ms * 0.65);
-	my $start = time;
-	my ($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = $timeout; $sql");
-	my $elapsed = (time - $start) * 1000;
-	like($err, qr/canceling statement due to statement timeout/, "fingerprint of one long word cancelled at $timeout ms");
-	cmp_ok($elapsed, '<', $timeout + 1000,
-		"cancelled fingerprint returned within a second (took " . int($elapsed) . " ms)");
+	my @took;
+	for my $try (1 .. 3)
+	{
+		my $start = time;
+		my ($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = $timeout; $sql");
+		my $elapsed = (time - $start) * 1000;
+		like($err, qr/canceling statement due to statement timeout/,
+			"fingerprint of one long word cancelled at $timeout ms (try $try)");
+		push @took, int($elapsed);
+		last if $elapsed < $timeout + 1000;
+	}
+	cmp_ok($took[-1], '<', $timeout + 1000,
+		"cancelled fingerprint returned within a second (took " . join(', ', @took) . " ms)");
 }
 $node->safe_psql('postgres', 'DROP TABLE big_doc');
 
