@@ -251,9 +251,14 @@ constexpr int64 kPhaseWriteTables = 3;
 void simhash_register_reloptions();
 
 // simhash.insert_pause_lock (src/pg/insert_pause.cpp): defined at load; the
-// pause itself, a no-op unless a test set it.
+// pause itself, inline so that an insert pays one test of an integer when no
+// test set it.
 void simhash_define_insert_pause();
-void simhash_insert_pause();
+extern int simhash_insert_pause_lock;
+void simhash_insert_wait();
+inline void simhash_insert_pause() {
+    if (unlikely(simhash_insert_pause_lock != 0)) simhash_insert_wait();
+}
 extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate);
 
 // Callbacks, one file per group.

@@ -15,19 +15,18 @@ extern "C" {
 #include "utils/guc.h"
 }
 
-static int insert_pause_lock = 0;
+int simhash_insert_pause_lock = 0;
 
 void simhash_define_insert_pause() {
     DefineCustomIntVariable("simhash.insert_pause_lock",
-                            "Tests only: an insert waits for this advisory lock after weakening a downlink.",
-                            "0 (the default) never waits.", &insert_pause_lock, 0, 0, INT_MAX, PGC_SUSET,
+                            "Tests only: an insert waits for this advisory lock where a concurrent split matters.",
+                            "0 (the default) never waits.", &simhash_insert_pause_lock, 0, 0, INT_MAX, PGC_SUSET,
                             GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("simhash");
 }
 
-void simhash_insert_pause() {
-    if (insert_pause_lock == 0) return;
-    Datum lock = Int64GetDatum(insert_pause_lock);
+void simhash_insert_wait() {
+    Datum lock = Int64GetDatum(simhash_insert_pause_lock);
     DirectFunctionCall1(pg_advisory_lock_int8, lock);
     DirectFunctionCall1(pg_advisory_unlock_int8, lock);
 }
