@@ -249,6 +249,7 @@ constexpr int64 kPhaseWriteTables = 3;
 
 // index_options.cpp
 void simhash_register_reloptions();
+extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate);
 
 // simhash.insert_pause_lock (src/pg/insert_pause.cpp): defined at load; the
 // pause itself, inline so that an insert pays one test of an integer when no
@@ -259,7 +260,6 @@ void simhash_insert_wait();
 inline void simhash_insert_pause() {
     if (unlikely(simhash_insert_pause_lock != 0)) simhash_insert_wait();
 }
-extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate);
 
 // Callbacks, one file per group.
 extern "C" {

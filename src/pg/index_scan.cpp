@@ -593,10 +593,6 @@ int order_distance(const ScanState *st, const Hit &h, int i) {
     return i == 0 ? h.distance : simhash::hamming_distance(h.fp, st->order_args[i]);
 }
 
-// Puts the hits in TID order. Up to 65,536 of them (the positions that fit
-// in the top 16 bits of a TID's key), by a radix sort of (TID, position)
-// keys and one gather: a comparison sort moving the 40-byte hits was a tenth
-// of a plain scan returning 2,000 rows.
 // The hits' TIDs as sort_tids keys, sorted; with_position puts each hit's
 // position in the top 16 bits (at most 65,536 hits then).
 uint64 *sorted_tid_keys(const ScanState *st, bool with_position) {
@@ -610,6 +606,10 @@ uint64 *sorted_tid_keys(const ScanState *st, bool with_position) {
     return keys;
 }
 
+// Puts the hits in TID order. Up to 65,536 of them (the positions that fit
+// in the top 16 bits of a TID's key), by a radix sort of (TID, position)
+// keys and one gather: a comparison sort moving the 40-byte hits was a tenth
+// of a plain scan returning 2,000 rows.
 void sort_hits_by_tid(ScanState *st) {
     constexpr Size kMaxGathered = Size{1} << 16;
     if (st->n < sx::kTidSortMinRadix || st->n > kMaxGathered) {
