@@ -251,14 +251,14 @@ constexpr int64 kPhaseWriteTables = 3;
 void simhash_register_reloptions();
 extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate);
 
-// simhash.insert_pause_lock (src/pg/insert_pause.cpp): defined at load; the
+// simhash.test_pause_lock (src/pg/test_pause.cpp): defined at load; the
 // pause itself, inline so that an insert pays one test of an integer when no
 // test set it.
-void simhash_define_insert_pause();
-extern int simhash_insert_pause_lock;
-void simhash_insert_wait();
-inline void simhash_insert_pause() {
-    if (unlikely(simhash_insert_pause_lock != 0)) simhash_insert_wait();
+void simhash_define_test_pause();
+extern int simhash_test_pause_lock;
+void simhash_test_wait();
+inline void simhash_test_pause() {
+    if (unlikely(simhash_test_pause_lock != 0)) simhash_test_wait();
 }
 
 // Callbacks, one file per group.

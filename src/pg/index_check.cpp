@@ -171,6 +171,7 @@ void walk(Walk *w, BlockNumber blk, int level, sx::EntryKey low, bool has_high, 
             if (n == 0) corrupt(*w, blk, "empty internal page");
             if (!sx::internal_sorted_within(page_area(page), n, low, page_has_high, page_bound, &bad))
                 corrupt(*w, blk, "internal keys out of order or range");
+            if (w->relaxed) simhash_test_pause();
             for (size_t i = 0; i < n; ++i) {
                 sx::InternalEntry e = sx::internal_get(page_area(page), i);
                 if (down && !sx::summary_covers(*down, e.keys_and, e.keys_or))

@@ -270,7 +270,7 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
             weakened = true;
         }
         UnlockReleaseBuffer(buf);
-        if (weakened) simhash_insert_pause();
+        if (weakened) simhash_test_pause();
         mode = BUFFER_LOCK_SHARE;
         buf = lock_child(index, d, mode);
     }
@@ -282,7 +282,7 @@ Buffer simhash_find_leaf(Relation index, BlockNumber root, const sx::EntryKey &k
 static bool insert_optimistic(Relation index, BlockNumber root, const sx::EntryKey &key) {
     Buffer buf = simhash_find_leaf(index, root, key, true);
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-    simhash_insert_pause();
+    simhash_test_pause();
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
     for (;;) {
         Page page = BufferGetPage(buf);

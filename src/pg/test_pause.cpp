@@ -1,0 +1,35 @@
+// A pause for isolation and TAP tests, PostgreSQL 15 having no injection
+// points: a session waits for the advisory lock `simhash.test_pause_lock` (0,
+// the default: no pause) where another session's split of the pages it is
+// heading for matters. An insert waits just after weakening a downlink's
+// summary, holding no lock or pin on the index's pages (spec
+// insert_weaken_split), and between its leaf's share and exclusive locks,
+// holding only the leaf's pin (spec insert_split_step_right). A walk that lets
+// writers in (simhash_index_info; simhash_index_check on a hot standby) waits
+// after copying each internal page, before reading its children, holding no
+// pin (spec info_walk_split, TAP 010). Its transaction's locks, and a heap page
+// pin COPY or a concurrent build's validation may hold, stay. Superusers only:
+// set for a database or by a trigger, it would let a role stall other roles'
+// inserts on a lock it holds.
+#include "index.hpp"
+
+extern "C" {
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+}
+
+int simhash_test_pause_lock = 0;
+
+void simhash_define_test_pause() {
+    DefineCustomIntVariable("simhash.test_pause_lock",
+                            "Tests only: inserts and index walks wait for this advisory lock where a concurrent split matters.",
+                            "0 (the default) never waits.", &simhash_test_pause_lock, 0, 0, INT_MAX, PGC_SUSET,
+                            GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, nullptr, nullptr, nullptr);
+    MarkGUCPrefixReserved("simhash");
+}
+
+void simhash_test_wait() {
+    Datum lock = Int64GetDatum(simhash_test_pause_lock);
+    DirectFunctionCall1(pg_advisory_lock_int8, lock);
+    DirectFunctionCall1(pg_advisory_unlock_int8, lock);
+}
