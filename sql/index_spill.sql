@@ -48,6 +48,46 @@ FROM spill_q q ORDER BY q.qid;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
+-- Bitmap scans with more hits than the 65,536 a scan sorts and adds to its
+-- bitmap at once: the rows are added chunk by chunk, each once, and EXPLAIN
+-- counts rows. Radius 64 matches every non-NULL row, 34 nearly three quarters.
+SET enable_seqscan = off;
+SET enable_indexscan = off;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+    SELECT count(*) FROM spill WHERE fp <@ simhash_ball('0123456789abcdef', 64);
+CREATE TEMP TABLE bitmap_got AS SELECT q.qid, k.k, s.id FROM spill_q q, (VALUES (34), (64)) k(k), spill s
+    WHERE s.fp <@ simhash_ball(q.q, k.k) AND q.qid IN (1, 21);
+-- With rows spread over more heap pages than a 64 kB work_mem can list, the
+-- bitmap turns lossy, and the executor's recheck keeps the answer exact.
+CREATE TABLE spill_wide AS SELECT id, fp, repeat('x', 200) AS pad FROM spill;
+CREATE INDEX spill_wide_fp ON spill_wide USING simhash (fp);
+CREATE FUNCTION pg_temp.plan_shows(query text, pattern text) RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+        IF line ~ pattern THEN RETURN true; END IF;
+    END LOOP;
+    RETURN false;
+END $$;
+SET work_mem = '64kB';
+SELECT pg_temp.plan_shows('SELECT count(*) FROM spill_wide WHERE fp <@ simhash_ball(''0123456789abcdef'', 64)',
+                          'Heap Blocks: exact=\d+ lossy=\d+') AS lossy,
+       pg_temp.plan_shows('SELECT count(*) FROM spill_wide WHERE fp <@ simhash_ball(''0123456789abcdef'', 64)',
+                          'Bitmap Index Scan on spill_wide_fp \(actual rows=120000 ') AS rows_counted;
+CREATE TEMP TABLE bitmap_lossy AS SELECT q.qid, k.k, s.id FROM spill_q q, (VALUES (34), (64)) k(k), spill_wide s
+    WHERE s.fp <@ simhash_ball(q.q, k.k) AND q.qid IN (1, 21);
+RESET work_mem;
+RESET enable_seqscan;
+RESET enable_indexscan;
+CREATE TEMP TABLE bitmap_expect AS SELECT q.qid, k.k, s.id FROM spill_q q, (VALUES (34), (64)) k(k), spill s
+    WHERE hamming_distance(s.fp, q.q) <= k.k AND q.qid IN (1, 21);
+SELECT (SELECT count(*) FROM bitmap_expect) AS matches,
+       (SELECT count(*) FROM (SELECT * FROM bitmap_expect EXCEPT ALL SELECT * FROM bitmap_got) x) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM bitmap_got EXCEPT ALL SELECT * FROM bitmap_expect) x) AS extra,
+       (SELECT count(*) FROM (SELECT * FROM bitmap_expect EXCEPT ALL SELECT * FROM bitmap_lossy) x) AS lossy_missing,
+       (SELECT count(*) FROM (SELECT * FROM bitmap_lossy EXCEPT ALL SELECT * FROM bitmap_expect) x) AS lossy_extra;
+DROP TABLE spill_wide;
+
 -- The same rows built in memory: as many entries, as many pages.
 CREATE INDEX spill_fp_mem ON spill USING simhash (fp);
 SELECT (SELECT entries FROM simhash_index_info('spill_fp')) = (SELECT entries FROM simhash_index_info('spill_fp_mem')) AS same_entries,

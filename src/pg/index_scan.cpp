@@ -5,10 +5,10 @@
 // the first of them only: found_earlier).
 //
 // A scan collects its hits (TID, fingerprint, distance, and the leaf each
-// came from) on the first call. This is safe without holding pins
-// for MVCC snapshots: a heap slot VACUUM frees and a later insert reuses holds
-// a tuple our snapshot cannot see. Index-only scans (and non-MVCC scans) need
-// more, see recheck_entry.
+// came from) on the first call; a bitmap scan, their TIDs only, into its
+// bitmap. This is safe without holding pins for MVCC snapshots: a heap slot
+// VACUUM frees and a later insert reuses holds a tuple our snapshot cannot
+// see. Index-only scans (and non-MVCC scans) need more, see recheck_entry.
 #include "index.hpp"
 
 #include <algorithm>
@@ -89,6 +89,12 @@ struct ScanState {
     bool recheck;     // index-only or non-MVCC: recheck_entry before returning
     bool mvcc;        // an MVCC snapshot: each row it sees is in every table (found_earlier)
     Buffer pinned;    // the leaf of the entry returned last, or InvalidBuffer
+    // A bitmap scan keeps no hits: their TIDs (as sort_tids keys) go to its
+    // bitmap in chunks (add_tids_to_bitmap).
+    TIDBitmap *tbm;
+    uint64 *tid_keys;
+    Size nkeys, keys_cap;
+    int64 ntids;  // rows added to the bitmap
 };
 
 // Lambdas, not functions: std::sort and the heap algorithms inline them,
@@ -109,14 +115,22 @@ void replace_top(Hit *heap, Size n, const Hit &h) {
     heap[i] = h;
 }
 
-void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, int distance) {
+void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, int distance, bool null_fp = false) {
     Hit h;
     entry_tid(e, &h.tid);
+    if (st->tbm) {
+        if (st->nkeys == st->keys_cap) {
+            st->keys_cap *= 2;
+            st->tid_keys = static_cast<uint64 *>(repalloc_huge(st->tid_keys, st->keys_cap * sizeof(uint64)));
+        }
+        st->tid_keys[st->nkeys++] = rank_of(0, h.tid);
+        return;
+    }
     h.leaf = leaf;
     h.key = e.key;
     h.fp = fp;
     h.distance = static_cast<int16>(distance);
-    h.null_fp = false;
+    h.null_fp = null_fp;
     h.rank = rank_of(distance, h.tid);
     if (st->batch > 0) {
         if (!distance_less(st->after, h)) return;
@@ -133,6 +147,34 @@ void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, 
         st->hits = static_cast<Hit *>(repalloc_huge(st->hits, st->cap * sizeof(Hit)));
     }
     st->hits[st->n++] = h;
+}
+
+// A bitmap scan's hits go to its bitmap each time a chunk of them is found,
+// and at the end: sorted by TID, so that each heap block's bitmap page is
+// looked up once for its run of rows, not once per row. Besides the bitmap,
+// which work_mem bounds (lossy pages) however many rows match, the scan then
+// holds a chunk and one leaf's hits; collecting them all first took 40 bytes
+// per row. A non-MVCC scan adds its hits at the end only: it may find a row
+// in two tables, and the count returned (EXPLAIN's rows) is of rows.
+constexpr Size kBitmapChunk = Size{1} << 16;
+
+void add_tids_to_bitmap(ScanState *st) {
+    uint64 *keys = st->tid_keys;
+    uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * Max(st->nkeys, 1)));
+    sx::sort_tids(keys, scratch, st->nkeys, [] { CHECK_FOR_INTERRUPTS(); });
+    pfree(scratch);
+    Size n = std::unique(keys, keys + st->nkeys) - keys;
+    ItemPointerData *tids = static_cast<ItemPointerData *>(palloc(sizeof(ItemPointerData) * Min(Max(n, 1), kBitmapChunk)));
+    for (Size from = 0; from < n; from += kBitmapChunk) {
+        Size m = Min(n - from, kBitmapChunk);
+        for (Size i = 0; i < m; ++i)
+            ItemPointerSet(&tids[i], static_cast<BlockNumber>(keys[from + i] >> 16), static_cast<OffsetNumber>(keys[from + i]));
+        tbm_add_tuples(st->tbm, tids, static_cast<int>(m), false);
+        CHECK_FOR_INTERRUPTS();
+    }
+    pfree(tids);
+    st->ntids += static_cast<int64>(n);
+    st->nkeys = 0;
 }
 
 // What one pass over a table looks for: keys in [lo, hi], and fingerprints
@@ -230,10 +272,7 @@ bool prunable(const Pass &p, int radius, uint64 a, uint64 shared) {
 void leaf_hits(const Pass &p, BlockNumber blk, Page page, ScanState *st) {
     sx::Leaf leaf = page_leaf(page);
     if (p.table == p.layout->tables) {  // the NULL list
-        for (size_t i = 0; i < leaf.size(); ++i) {
-            add_hit(st, leaf.get(i), blk, 0, 0);
-            st->hits[st->n - 1].null_fp = true;
-        }
+        for (size_t i = 0; i < leaf.size(); ++i) add_hit(st, leaf.get(i), blk, 0, 0, true);
         return;
     }
     // The radius only shrinks while the leaf is read: filter with today's,
@@ -370,6 +409,8 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
             }
         }
         UnlockReleaseBuffer(buf);
+        // (Not under the page lock: a chunk takes a sort.)
+        if (st->tbm && st->mvcc && st->nkeys >= kBitmapChunk) add_tids_to_bitmap(st);
         if (children) {
             visit_children(p, children, nchildren, st, InvalidBuffer);
             pfree(children);
@@ -593,14 +634,14 @@ int order_distance(const ScanState *st, const Hit &h, int i) {
     return i == 0 ? h.distance : simhash::hamming_distance(h.fp, st->order_args[i]);
 }
 
-// The hits' TIDs as sort_tids keys, sorted; with_position puts each hit's
-// position in the top 16 bits (at most 65,536 hits then).
-uint64 *sorted_tid_keys(const ScanState *st, bool with_position) {
+// The hits' TIDs as sort_tids keys, sorted, each hit's position in the top
+// 16 bits (at most 65,536 hits).
+uint64 *sorted_tid_keys(const ScanState *st) {
     Size bytes = sizeof(uint64) * Max(st->n, 1);
     uint64 *keys = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
     uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
     for (Size i = 0; i < st->n; ++i)
-        keys[i] = (st->hits[i].rank & kTidBits) | (with_position ? static_cast<uint64>(i) << 48 : 0);
+        keys[i] = (st->hits[i].rank & kTidBits) | static_cast<uint64>(i) << 48;
     sx::sort_tids(keys, scratch, st->n, [] { CHECK_FOR_INTERRUPTS(); });
     pfree(scratch);
     return keys;
@@ -616,7 +657,7 @@ void sort_hits_by_tid(ScanState *st) {
         std::sort(st->hits, st->hits + st->n, tid_less);
         return;
     }
-    uint64 *keys = sorted_tid_keys(st, true);
+    uint64 *keys = sorted_tid_keys(st);
     Hit *sorted = static_cast<Hit *>(palloc(sizeof(Hit) * st->cap));
     for (Size i = 0; i < st->n; ++i) sorted[i] = st->hits[keys[i] >> 48];
     pfree(keys);
@@ -645,14 +686,20 @@ void finish_hits(ScanState *st) {
     });
 }
 
-void start(IndexScanDesc scan, bool bitmap) {
+void start(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     st->started = true;
     st->exhausted = true;
     if (st->impossible) return;
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
-    st->cap = 64;  // a probe finds a few rows; the array doubles as needed
-    st->hits = static_cast<Hit *>(palloc(st->cap * sizeof(Hit)));
+    // A probe finds a few rows; the arrays double as needed.
+    if (st->tbm) {
+        st->keys_cap = 64;
+        st->tid_keys = static_cast<uint64 *>(palloc(st->keys_cap * sizeof(uint64)));
+    } else {
+        st->cap = 64;
+        st->hits = static_cast<Hit *>(palloc(st->cap * sizeof(Hit)));
+    }
     st->recheck = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
     st->mvcc = IsMVCCSnapshot(scan->xs_snapshot);
     if (st->nballs > 0) {
@@ -674,9 +721,7 @@ void start(IndexScanDesc scan, bool bitmap) {
         collect(scan->indexRelation, st, 0, 64, -1, 64);
         collect_nulls(scan->indexRelation, st);
     }
-    // (amgetbitmap sorts the TIDs alone: a bitmap needs neither the 40-byte
-    // hits sorted nor their distance order.)
-    if (!bitmap) finish_hits(st);
+    if (!st->tbm) finish_hits(st);
     MemoryContextSwitchTo(old);
 }
 
@@ -813,6 +858,9 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
     release_pin(st);
     MemoryContextReset(st->hits_cxt);
     st->hits = nullptr;
+    st->tid_keys = nullptr;
+    st->nkeys = st->keys_cap = 0;
+    st->tbm = nullptr;
     st->itup = nullptr;
     st->n = st->cap = st->pos = 0;
     st->started = st->probing = st->impossible = false;
@@ -851,7 +899,7 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
 extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     release_pin(st);
-    if (!st->started) start(scan, false);
+    if (!st->started) start(scan);
     if (st->impossible) return false;
     const Hit *hit;
     do {
@@ -883,26 +931,16 @@ extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
 
 extern "C" int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
-    if (!st->started) start(scan, true);
-    if (st->impossible) return 0;
-    // In TID order, each heap block's bitmap page is looked up once for its
-    // run of rows, not once per row (sx::sort_tids).
-    uint64 *keys = sorted_tid_keys(st, false);
-    // A non-MVCC probe can find a row in two tables: the bitmap would merge
-    // them, but the count returned (EXPLAIN's rows) is of rows.
-    Size n = std::unique(keys, keys + st->n) - keys;
-    constexpr Size kChunk = Size{1} << 16;
-    ItemPointerData *tids = static_cast<ItemPointerData *>(palloc(sizeof(ItemPointerData) * Min(Max(n, 1), kChunk)));
-    for (Size from = 0; from < n; from += kChunk) {
-        Size m = Min(n - from, kChunk);
-        for (Size i = 0; i < m; ++i)
-            ItemPointerSet(&tids[i], static_cast<BlockNumber>(keys[from + i] >> 16), static_cast<OffsetNumber>(keys[from + i]));
-        tbm_add_tuples(tbm, tids, static_cast<int>(m), false);
-        CHECK_FOR_INTERRUPTS();
+    st->tbm = tbm;
+    st->ntids = 0;
+    if (!st->started) start(scan);
+    if (!st->impossible && st->nkeys > 0) {
+        MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
+        add_tids_to_bitmap(st);
+        MemoryContextSwitchTo(old);
     }
-    pfree(tids);
-    pfree(keys);
-    return static_cast<int64>(n);
+    st->tbm = nullptr;
+    return st->ntids;
 }
 
 extern "C" void simhash_amendscan(IndexScanDesc scan) {
