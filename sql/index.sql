@@ -223,6 +223,16 @@ REINDEX INDEX docs_fp;
 SELECT simhash_index_check('docs_fp', true);
 SELECT * FROM compare_modes('docs', 5) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
 
+-- VACUUM FULL and CLUSTER write the table anew and rebuild the index on the
+-- new TIDs; the index cannot order a table itself (amclusterable is false).
+VACUUM FULL docs;
+SELECT simhash_index_check('docs_fp', true);
+CLUSTER docs USING docs_pkey;
+SELECT simhash_index_check('docs_fp', true);
+SELECT * FROM compare_modes('docs', 5) WHERE NOT plan_ok OR missing > 0 OR extra > 0;
+CLUSTER docs USING docs_fp;
+\echo :LAST_ERROR_SQLSTATE
+
 -- An index created on an empty table, then filled row by row (splits all the way up).
 CREATE TABLE grow (id serial PRIMARY KEY, fp simhash64);
 CREATE INDEX grow_fp ON grow USING simhash (fp) WITH (max_distance = 0);
