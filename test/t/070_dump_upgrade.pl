@@ -108,9 +108,11 @@ is($old->safe_psql('restored', 'SELECT count(*) FROM scratch'),
 	$old->safe_psql('postgres', 'SELECT count(*) FROM scratch'),
 	'restored: the unlogged table\'s rows are there');
 
-# pg_upgrade copies the index files as they are; an unlogged index comes
-# back from its init fork, empty like its table, after the new cluster's
-# first start.
+# pg_upgrade copies the relation files as they are (an unlogged table's and
+# its index's main forks too, after the old cluster's clean shutdown); the
+# init forks are the new cluster's own, written by the restored schema's
+# CREATE INDEX.
+my $scratch_rows = $old->safe_psql('postgres', 'SELECT count(*) FROM scratch');
 my $new = PostgreSQL::Test::Cluster->new('new');
 $new->init;
 my $bindir = $old->config_data('--bindir');
@@ -128,9 +130,11 @@ command_ok(
 $new->start;
 check_copy($new, 'postgres', 'upgraded');
 check_copy($new, 'restored', 'upgraded restored');
+is($new->safe_psql('postgres', 'SELECT count(*) FROM scratch'), $scratch_rows,
+	'upgraded: the unlogged table kept its rows, which its index was checked against');
 
-# The unlogged index kept its empty init fork through the upgrade: after a
-# crash it is reset to it, then filled and read like any other.
+# After a crash the unlogged index is reset to its init fork, then filled
+# and read like any other.
 $new->safe_psql('postgres', 'INSERT INTO scratch SELECT id, fp FROM docs WHERE id < 3000');
 $new->stop('immediate');
 $new->start;
