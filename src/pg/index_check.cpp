@@ -313,6 +313,7 @@ void walk_all(Relation index, Relation heap, const SimhashMeta &meta, Walk *tabl
         w->dirty = &dirty;
         w->relaxed = relaxed;
         w->entries_seen = entries_seen;
+        if (relaxed && t > 0) simhash_test_pause();
         walk(w, meta.roots[t], -1, {0, 0, 0}, false, {0, 0, 0}, InvalidBlockNumber, nullptr);
     }
 }

@@ -6,8 +6,8 @@
 // insert_weaken_split), and between its leaf's share and exclusive locks,
 // holding only the leaf's pin (spec insert_split_step_right). A walk that lets
 // writers in (simhash_index_info; simhash_index_check on a hot standby) waits
-// after copying each internal page, before reading its children, holding no
-// pin (spec info_walk_split, TAP 010). Its transaction's locks, and a heap page
+// after copying each internal page, before reading its children, and before
+// each table after the first, holding no pin (spec info_walk_split, TAP 010). Its transaction's locks, and a heap page
 // pin COPY or a concurrent build's validation may hold, stay. Superusers only:
 // set for a database or by a trigger, it would let a role stall other roles'
 // inserts on a lock it holds.
