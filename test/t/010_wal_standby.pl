@@ -120,36 +120,49 @@ index_check($standby, 'fps_idx', 0, 'standby', method => $method);
 index_check($standby, 'fps_idx', 1, 'standby', method => $method);
 index_check($standby, 'grow_idx', 1, 'standby', method => $method);
 
-# The standby check while replay splits the pages it walks, made certain by
-# the extension's test pause: the check waits after copying the root of the
-# grown index's first table; the primary then doubles every key, which splits
-# the leaves, and the standby replays it before the check reads any leaf. A
-# split leaf then ends below the bound the root's copy gives it, and the pages
-# split off it must be followed by right-links (a walk as strict as the
-# primary's reports "high key differs from the parent's").
+# Runs simhash_index_check($index, true) on the standby held at the
+# extension's test pause (advisory lock $lock) while $meanwhile writes on the
+# primary and the standby replays it; returns what the check printed (and
+# its error).
+sub check_while_paused
+{
+	my ($index, $lock, $where, $meanwhile) = @_;
+	my $holder = $standby->background_psql('postgres');
+	$holder->query_safe("SELECT pg_advisory_lock($lock)");
+	my $checker = $standby->background_psql('postgres', on_error_stop => 0);
+	$checker->query_until(qr/go/,
+		"SET simhash.test_pause_lock = $lock;\n\\echo go\nSELECT 'checked' FROM simhash_index_check('$index', true);\n");
+	ok( $standby->poll_query_until('postgres',
+			"SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)"),
+		"standby: the check of $index waits $where");
+	$meanwhile->();
+	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+	$holder->query_safe("SELECT pg_advisory_unlock($lock)");
+	my $res = $checker->query("SELECT 'done'");
+	$res .= ' ' . ($checker->{stderr} // '');
+	$checker->quit;
+	$holder->quit;
+	return $res;
+}
+
+# The standby check while replay splits the pages it walks: the check waits
+# after copying the root of the grown index's first table; the primary then
+# doubles every key, which splits the leaves, and the standby replays it
+# before the check reads any leaf. A split leaf then ends below the bound the
+# root's copy gives it, and the pages split off it must be followed by
+# right-links (a walk as strict as the primary's reports "high key differs
+# from the parent's").
 if ($method eq 'simhash')
 {
 	# (Height 2: the root's children are the leaves.)
 	my $pages = $standby->safe_psql('postgres', 'SELECT pages FROM simhash_index_info(\'grow_idx\') WHERE height = 2');
 	isnt($pages, '', 'standby: the grown index is two levels high');
-	my $holder = $standby->background_psql('postgres');
-	$holder->query_safe('SELECT pg_advisory_lock(4545)');
-	my $checker = $standby->background_psql('postgres', on_error_stop => 0);
-	$checker->query_until(qr/go/,
-		"SET simhash.test_pause_lock = 4545;\n\\echo go\nSELECT 'checked' FROM simhash_index_check('grow_idx', true);\n");
-	ok( $standby->poll_query_until('postgres',
-			"SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)"),
-		'standby: the check waits inside its walk');
-	$primary->safe_psql('postgres', 'INSERT INTO grow (g, fp) SELECT g, fp FROM grow');
-	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+	my $res = check_while_paused('grow_idx', 4545, 'inside its walk',
+		sub { $primary->safe_psql('postgres', 'INSERT INTO grow (g, fp) SELECT g, fp FROM grow') });
+	like($res, qr/^checked\s+done\s*$/, 'standby: a check whose leaves split under it during replay passes')
+	  or diag($res);
 	my $after = $standby->safe_psql('postgres', 'SELECT pages FROM simhash_index_info(\'grow_idx\')');
-	cmp_ok($after, '>', $pages * 1.5, "standby: the leaves split meanwhile ($pages pages, then $after)");
-	$holder->query_safe('SELECT pg_advisory_unlock(4545)');
-	my $res = $checker->query("SELECT 'done'");
-	like($res, qr/^checked\s+done$/, 'standby: a check whose leaves split under it during replay passes')
-	  or diag($res . ' ' . ($checker->{stderr} // ''));
-	$checker->quit;
-	$holder->quit;
+	cmp_ok($after, '>', $pages * 1.5, "standby: the leaves had split ($pages pages, then $after)");
 	compare_with_seqscan($primary, $standby, 'grow', 'grow_idx', $method, [3, 6], 'standby, after the doubled keys');
 }
 
@@ -170,22 +183,10 @@ CREATE INDEX snap_idx ON snap USING simhash (fp)});
 	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 	is($standby->safe_psql('postgres', 'SELECT height FROM simhash_index_info(\'snap_idx\')'), '1',
 		'standby: each table of the small index is one leaf');
-	my $holder = $standby->background_psql('postgres');
-	$holder->query_safe('SELECT pg_advisory_lock(4646)');
-	my $checker = $standby->background_psql('postgres', on_error_stop => 0);
-	$checker->query_until(qr/go/,
-		"SET simhash.test_pause_lock = 4646;\n\\echo go\nSELECT 'checked' FROM simhash_index_check('snap_idx', true);\n");
-	ok( $standby->poll_query_until('postgres',
-			"SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)"),
-		'standby: the check waits between two tables');
-	$primary->safe_psql('postgres', 'INSERT INTO snap SELECT g, test_fp(g) FROM generate_series(101, 150) g');
-	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
-	$holder->query_safe('SELECT pg_advisory_unlock(4646)');
-	my $res = $checker->query("SELECT 'done'");
-	like($res, qr/^checked\s+done$/, 'standby: rows committed during the walk are not checked against it')
-	  or diag($res . ' ' . ($checker->{stderr} // ''));
-	$checker->quit;
-	$holder->quit;
+	my $res = check_while_paused('snap_idx', 4646, 'between two tables',
+		sub { $primary->safe_psql('postgres', 'INSERT INTO snap SELECT g, test_fp(g) FROM generate_series(101, 150) g') });
+	like($res, qr/^checked\s+done\s*$/, 'standby: rows committed during the walk are not checked against it')
+	  or diag($res);
 	index_check($standby, 'snap_idx', 1, 'standby, after the rows committed during a check', method => $method);
 }
 
