@@ -934,7 +934,7 @@ extern "C" int64 simhash_amgetbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
     st->tbm = tbm;
     st->ntids = 0;
     if (!st->started) start(scan);
-    if (!st->impossible && st->nkeys > 0) {
+    if (st->nkeys > 0) {
         MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
         add_tids_to_bitmap(st);
         MemoryContextSwitchTo(old);

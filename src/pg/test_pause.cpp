@@ -1,16 +1,17 @@
 // A pause for isolation and TAP tests, PostgreSQL 15 having no injection
 // points: a session waits for the advisory lock `simhash.test_pause_lock` (0,
-// the default: no pause) where another session's split of the pages it is
-// heading for matters. An insert waits just after weakening a downlink's
+// the default: no pause) where another session's writes to the pages it is
+// heading for matter. An insert waits just after weakening a downlink's
 // summary, holding no lock or pin on the index's pages (spec
 // insert_weaken_split), and between its leaf's share and exclusive locks,
 // holding only the leaf's pin (spec insert_split_step_right). A walk that lets
 // writers in (simhash_index_info; simhash_index_check on a hot standby) waits
-// after copying each internal page, before reading its children, and before
-// each table after the first, holding no pin (spec info_walk_split, TAP 010). Its transaction's locks, and a heap page
-// pin COPY or a concurrent build's validation may hold, stay. Superusers only:
-// set for a database or by a trigger, it would let a role stall other roles'
-// inserts on a lock it holds.
+// after copying each internal page, before reading its children (pages split
+// meanwhile), and before each table after the first (rows committed
+// meanwhile), holding no pin (spec info_walk_split, TAP 010). Its
+// transaction's locks, and a heap page pin COPY or a concurrent build's
+// validation may hold, stay. Superusers only: set for a database or by a
+// trigger, it would let a role stall other roles' inserts on a lock it holds.
 #include "index.hpp"
 
 extern "C" {
@@ -22,7 +23,7 @@ int simhash_test_pause_lock = 0;
 
 void simhash_define_test_pause() {
     DefineCustomIntVariable("simhash.test_pause_lock",
-                            "Tests only: inserts and index walks wait for this advisory lock where a concurrent split matters.",
+                            "Tests only: inserts and index walks wait for this advisory lock where concurrent writes matter.",
                             "0 (the default) never waits.", &simhash_test_pause_lock, 0, 0, INT_MAX, PGC_SUSET,
                             GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("simhash");
