@@ -1,0 +1,72 @@
+-- Plain and index-only scans of a qualifier stream their rows: the walk
+-- pauses at the end of a leaf once a batch holds 256 hits (then 2,048, 16,384
+-- and 65,536), returns the batch, and resumes from that leaf's high key. Every
+-- row must come back once, also where a pause falls inside a run of identical
+-- fingerprints (the resume key then carries the TID), and a LIMIT must stop
+-- the walk early.
+SET client_min_messages = warning;
+
+CREATE TABLE stream (id int, fp simhash64);
+-- Random rows; a run of 6,000 identical fingerprints, longer than a leaf; 40
+-- families of 500 rows 1 or 2 bits from their centre; NULLs (never returned).
+INSERT INTO stream SELECT i, hashint8extended(i, 11)::simhash64 FROM generate_series(1, 100000) i;
+INSERT INTO stream SELECT 100000 + i, '0123456789abcdef' FROM generate_series(1, 6000) i;
+INSERT INTO stream SELECT 200000 + i, (hashint8extended(i % 40, 12) # (1::bigint << (i % 64)) # (1::bigint << (i % 7)))::simhash64
+    FROM generate_series(1, 20000) i;
+INSERT INTO stream SELECT 300000 + i, NULL FROM generate_series(1, 1000) i;
+CREATE INDEX stream_fp ON stream USING simhash (fp);
+VACUUM ANALYZE stream;
+
+-- The run's fingerprint at radius 0 (the run alone) and 3; two family centres,
+-- a family member and a random value at radius 3 (probes); sweeps at radius
+-- 34 and 64 (75,000 and 126,000 rows: batches of every size).
+CREATE TABLE stream_q (qid int, q simhash64, k int);
+INSERT INTO stream_q VALUES (1, '0123456789abcdef', 0), (2, '0123456789abcdef', 3),
+    (3, hashint8extended(3, 12)::simhash64, 3), (4, hashint8extended(17, 12)::simhash64, 3),
+    (5, (SELECT fp FROM stream WHERE id = 200077), 3), (6, hashint8extended(5, 99)::simhash64, 3),
+    (7, (SELECT fp FROM stream WHERE id = 200077), 34), (8, hashint8extended(5, 99)::simhash64, 64);
+ANALYZE stream_q;
+
+CREATE TEMP TABLE expect AS SELECT q.qid, s.id, s.fp FROM stream_q q, stream s WHERE hamming_distance(s.fp, q.q) <= q.k;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT q.qid, s.id FROM stream_q q, stream s WHERE s.fp <@ simhash_ball(q.q, q.k);
+CREATE TEMP TABLE got AS SELECT q.qid, s.id FROM stream_q q, stream s WHERE s.fp <@ simhash_ball(q.q, q.k);
+EXPLAIN (COSTS OFF) SELECT q.qid, s.fp FROM stream_q q, stream s WHERE s.fp <@ simhash_ball(q.q, q.k);
+CREATE TEMP TABLE got_ios AS SELECT q.qid, s.fp FROM stream_q q, stream s WHERE s.fp <@ simhash_ball(q.q, q.k);
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT (SELECT count(*) FROM expect) AS matches,
+       (SELECT count(*) FROM expect WHERE qid = 1) AS run,
+       (SELECT count(*) FROM (SELECT qid, id FROM expect EXCEPT ALL SELECT * FROM got) x) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM got EXCEPT ALL SELECT qid, id FROM expect) x) AS extra,
+       (SELECT count(*) FROM (SELECT qid, fp FROM expect EXCEPT ALL SELECT * FROM got_ios) x) AS ios_missing,
+       (SELECT count(*) FROM (SELECT * FROM got_ios EXCEPT ALL SELECT qid, fp FROM expect) x) AS ios_extra;
+
+-- The run spans several leaves of every table, so its scan paused inside it.
+SELECT entries, longest_leaf_chain > 1 AS run_spans_leaves FROM simhash_index_info('stream_fp');
+
+-- A LIMIT stops the walk: LIMIT 10 of the 126,000 rows of radius 64 reads a
+-- few pages of the index where the whole answer reads hundreds. (Index-only:
+-- the visibility map spares the heap.)
+CREATE FUNCTION pg_temp.index_blocks(query text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE plan jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || query INTO plan;
+    RETURN (SELECT sum((n ->> 'Shared Hit Blocks')::bigint + (n ->> 'Shared Read Blocks')::bigint)
+            FROM jsonb_path_query(plan, 'strict $.**') n WHERE n ->> 'Index Name' = 'stream_fp');
+END $$;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT pg_temp.index_blocks('SELECT fp FROM stream WHERE fp <@ simhash_ball(''fedcba9876543210'', 64) LIMIT 10') * 20
+       < pg_temp.index_blocks('SELECT fp FROM stream WHERE fp <@ simhash_ball(''fedcba9876543210'', 64)') AS limit_stops_early;
+-- EXISTS over a crowd of 6,000 rows stops at the first.
+EXPLAIN (COSTS OFF) SELECT EXISTS (SELECT 1 FROM stream WHERE fp <@ simhash_ball('0123456789abcdef', 3));
+SELECT EXISTS (SELECT 1 FROM stream WHERE fp <@ simhash_ball('0123456789abcdef', 3)) AS found,
+       pg_temp.index_blocks('SELECT 1 FROM stream WHERE fp <@ simhash_ball(''0123456789abcdef'', 3) LIMIT 1') * 5
+       < pg_temp.index_blocks('SELECT 1 FROM stream WHERE fp <@ simhash_ball(''0123456789abcdef'', 3)') AS exists_stops_early;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+SELECT simhash_index_check('stream_fp', true);
+DROP TABLE stream, stream_q;
