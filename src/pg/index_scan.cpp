@@ -66,14 +66,14 @@ constexpr Size kFirstProbeBatch = 128;
 constexpr Size kFirstSweepBatch = 1024;
 
 // A streaming scan's first batch pauses at the end of the leaf that brings it
-// to kFirstStreamBatch hits, each later one at eight times the last, up to
-// what work_mem holds (at least kMinStreamBatch, 2.6 MB of hits): a LIMIT 1
-// or an EXISTS reads a leaf or so. Few batches, as a heap page holding rows
-// of two batches is read twice: a plain scan returning every one of 2,000
-// clustered rows in two batches took 15% longer than in one, and one of
-// 3.5M rows spread over a 10M-row table 2.5 times as long in batches of
-// 65,536 (the planner takes a bitmap scan there).
-constexpr Size kFirstStreamBatch = 256;
+// to kFirstStreamBatch hits: a LIMIT 1 or an EXISTS reads the first page of
+// each table's probe and a leaf or so. Each later batch holds what work_mem
+// does (at least kMinStreamBatch hits, 2.6 MB), as a heap page holding rows
+// of two batches is read twice: returning 2,000 clustered rows in batches of
+// 256 and 2,048 took 10-15% longer than in one, and 3.5M rows spread over a
+// 10M-row table 2.5 times as long in batches of 65,536 (the planner takes a
+// bitmap scan there).
+constexpr Size kFirstStreamBatch = 64;
 constexpr Size kMinStreamBatch = Size{1} << 16;
 
 struct Pass;
@@ -416,11 +416,12 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         BlockNumber right = op->right;
         Child *children = nullptr;
         size_t nchildren = 0;
-        bool leaf = op->flags & kPageLeaf;
-        if (leaf) {
-            // (A page left of the range is only passed through.)
-            if (!has_high || (p.resumed ? sx::key_less(p.from, high) : high.key >= p.lo)) leaf_hits(p, blk, page, st);
-        } else {
+        // (A leaf left of the range is only passed through.)
+        bool read_leaf = (op->flags & kPageLeaf) &&
+                         (!has_high || (p.resumed ? sx::key_less(p.from, high) : high.key >= p.lo));
+        if (read_leaf) {
+            leaf_hits(p, blk, page, st);
+        } else if (!(op->flags & kPageLeaf)) {
             // Children are sorted by low bound: a probe's narrow range starts
             // at the child holding (lo, 0, 0) and ends at the first child past hi.
             const uint8 *area = page_area(page);
@@ -449,7 +450,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         UnlockReleaseBuffer(buf);
         // (Not under the page lock: a chunk takes a sort.)
         if (st->tbm && st->mvcc && st->nkeys >= kBitmapChunk) add_tids_to_bitmap(st);
-        if (leaf && st->pause_at > 0 && st->n >= st->pause_at && has_high && high.key <= p.hi) {
+        if (read_leaf && st->pause_at > 0 && st->n >= st->pause_at && has_high && high.key <= p.hi) {
             st->paused = true;
             st->resume = high;
             return;
@@ -771,7 +772,7 @@ void next_stream_batch(Relation index, ScanState *st) {
         st->pass += run_passes(index, &p, st->npasses - st->pass, st);
     }
     st->exhausted = st->pass == st->npasses;
-    st->pause_at = Min(st->pause_at * 8, Max(static_cast<Size>(work_mem) * 1024 / sizeof(Hit), kMinStreamBatch));
+    st->pause_at = Max(static_cast<Size>(work_mem) * 1024 / sizeof(Hit), kMinStreamBatch);
     sort_hits_by_tid(st);
 }
 
