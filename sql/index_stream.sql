@@ -70,5 +70,48 @@ SELECT EXISTS (SELECT 1 FROM stream WHERE fp <@ simhash_ball(hashint8extended(5,
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
+-- ORDER BY fp <-> q under a ball around q reads the nearest rows in batches,
+-- none beyond the ball (another ball is checked on each row): the distances
+-- in order, and the rows, equal a sorted sequential scan's, within the
+-- layout's radius (3) and beyond it (sweeps up to 34 and 64).
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM stream WHERE fp <@ simhash_ball('0123456789abcdef', 3)
+    ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
+CREATE TEMP TABLE near_got AS SELECT q.qid, n.n, x.r, x.id, x.d FROM stream_q q, (VALUES (10), (300), (200000)) n(n),
+    LATERAL (SELECT row_number() OVER () AS r, y.* FROM (SELECT id, fp <-> q.q AS d FROM stream
+             WHERE fp <@ simhash_ball(q.q, q.k) ORDER BY fp <-> q.q LIMIT n.n) y) x;
+CREATE TEMP TABLE near_two AS SELECT q.qid, x.id FROM stream_q q,
+    LATERAL (SELECT id FROM stream WHERE fp <@ simhash_ball(q.q, q.k) AND fp <@ simhash_ball('fedcba9876543210', 33)
+             ORDER BY fp <-> q.q) x;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT q.qid, n.n,
+       (SELECT array_agg(d ORDER BY r) FROM near_got g WHERE g.qid = q.qid AND g.n = n.n)
+       IS NOT DISTINCT FROM (SELECT array_agg(d) FROM (SELECT hamming_distance(fp, q.q) AS d FROM stream
+                                    WHERE hamming_distance(fp, q.q) <= q.k ORDER BY 1 LIMIT n.n) x) AS same_distances
+FROM stream_q q, (VALUES (10), (300), (200000)) n(n) ORDER BY 1, 2;
+-- An answer read whole is the ball's rows; a LIMIT's, rows within the ball.
+SELECT (SELECT count(*) FROM (SELECT qid, id FROM near_got WHERE n = 200000 EXCEPT ALL SELECT qid, id FROM expect) x) AS extra,
+       (SELECT count(*) FROM (SELECT qid, id FROM expect EXCEPT ALL SELECT qid, id FROM near_got WHERE n = 200000) x) AS missing,
+       (SELECT count(*) FROM near_got g JOIN stream s USING (id) JOIN stream_q q USING (qid)
+        WHERE hamming_distance(s.fp, q.q) > q.k) AS outside;
+SELECT (SELECT count(*) FROM (SELECT qid, id FROM near_two EXCEPT ALL
+            SELECT qid, id FROM expect WHERE hamming_distance(fp, 'fedcba9876543210') <= 33) x) AS two_extra,
+       (SELECT count(*) FROM (SELECT qid, id FROM expect WHERE hamming_distance(fp, 'fedcba9876543210') <= 33
+            EXCEPT ALL SELECT qid, id FROM near_two) x) AS two_missing;
+-- LIMIT 10 of the rows within 34 bits of a family's centre stops at its
+-- family (the probes at radius 3), where collecting the ball read a sweep;
+-- and the ball ends the walk: no sweep follows the probes that found nothing
+-- within 3 bits of a random value.
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT pg_temp.index_blocks('SELECT fp FROM stream WHERE fp <@ simhash_ball(hashint8extended(17, 12)::simhash64, 34)
+                             ORDER BY fp <-> hashint8extended(17, 12)::simhash64 LIMIT 10') < 30 AS nearest_stop_early,
+       pg_temp.index_blocks('SELECT fp FROM stream WHERE fp <@ simhash_ball(hashint8extended(5, 99)::simhash64, 3)
+                             ORDER BY fp <-> hashint8extended(5, 99)::simhash64') < 30 AS ball_ends_walk;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
 SELECT simhash_index_check('stream_fp', true);
 DROP TABLE stream, stream_q;

@@ -97,6 +97,7 @@ struct ScanState {
     bool probing;     // ORDER BY only: the next batch comes from the probes
     bool exhausted;   // no more batches once the hits run out
     bool nulls_left;  // then the NULL rows (distance NULL sorts last)
+    int max_radius;   // ORDER BY batches: no farther (a qualifier's ball around the ORDER BY point)
     Hit after;        // batches keep only (distance, TID) greater than this
     Size batch;       // > 0 while filling a bounded heap
     Hit *hits;
@@ -789,6 +790,18 @@ void start_stream(Relation index, ScanState *st, const Ball &drive) {
     next_stream_batch(index, st);
 }
 
+// ORDER BY fp <-> q: nearest first, in batches (next_batch), none beyond
+// max_radius; the NULL rows last, unless a qualifier excludes them. Rank 0
+// is below every hit's.
+void start_nearest(ScanState *st, int max_radius) {
+    st->probing = true;
+    st->exhausted = false;
+    st->after.rank = 0;
+    st->batch = 0;
+    st->max_radius = Min(max_radius, 64);
+    st->nulls_left = st->nballs == 0;
+}
+
 void start(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     st->started = true;
@@ -814,14 +827,22 @@ void start(IndexScanDesc scan) {
             MemoryContextSwitchTo(old);
             return;
         }
+        // WHERE fp <@ ball(q, k) ORDER BY fp <-> q: the nearest rows in
+        // batches, as without the qualifier, but none beyond k (other balls
+        // are checked on each candidate). Collecting every row within k
+        // first read and sorted them all for a LIMIT 10.
+        int radius = -1;
+        for (int b = 0; b < st->nballs; ++b)
+            if (st->ordered && st->balls[b].center == st->order_q && (radius < 0 || st->balls[b].radius < radius))
+                radius = st->balls[b].radius;
+        if (radius >= 0 && !st->order_null && st->norderbys == 1) {
+            start_nearest(st, radius);
+            MemoryContextSwitchTo(old);
+            return;
+        }
         collect(scan->indexRelation, st, drive.center, drive.radius, -1, 64);
     } else if (st->ordered && !st->order_null && st->norderbys == 1) {
-        // Nearest first, in batches (next_batch); rank 0 is below every hit's.
-        st->probing = true;
-        st->exhausted = false;
-        st->after.rank = 0;
-        st->batch = 0;
-        st->nulls_left = true;
+        start_nearest(st, 64);
         MemoryContextSwitchTo(old);
         return;
     } else {
@@ -861,8 +882,9 @@ void next_batch(IndexScanDesc scan) {
         st->cap = batch;
     }
     st->batch = batch;
-    // The probes reach max_distance; a sweep, every row.
-    int radius = st->probing ? simhash_read_meta(scan->indexRelation).max_distance : 64;
+    // The probes reach max_distance; a sweep, every row; neither beyond max_radius.
+    int max_distance = simhash_read_meta(scan->indexRelation).max_distance;
+    int radius = st->probing ? Min(max_distance, st->max_radius) : st->max_radius;
     collect(scan->indexRelation, st, st->order_q, radius, -1, radius);
     // A heap that did not fill holds every remaining hit of its range. (A
     // non-MVCC probe may hold a row twice, from two tables: same rank, so
@@ -873,7 +895,7 @@ void next_batch(IndexScanDesc scan) {
             st->hits;
     if (full) {
         st->after = st->hits[st->n - 1];
-    } else if (st->probing) {
+    } else if (st->probing && radius < st->max_radius) {
         // Beyond max_distance, from sweeps.
         st->probing = false;
         st->batch = 0;
