@@ -7,10 +7,11 @@
 // A scan collects its hits (TID, fingerprint, distance, and the leaf each
 // came from) on the first call; a bitmap scan, their TIDs only, into its
 // bitmap; a plain scan of qualifiers under an MVCC snapshot, in batches
-// (next_stream_batch); ORDER BY alone, in batches of the nearest. This is
-// safe without holding pins for MVCC snapshots: a heap slot
-// VACUUM frees and a later insert reuses holds a tuple our snapshot cannot
-// see. Index-only scans (and non-MVCC scans) need more, see recheck_entry.
+// (next_stream_batch); ORDER BY alone or under a ball around its point, in
+// batches of the nearest (next_batch). This is safe without holding pins
+// for MVCC snapshots: a heap slot VACUUM frees and a later insert reuses
+// holds a tuple our snapshot cannot see. Index-only scans (and non-MVCC
+// scans) need more, see recheck_entry.
 #include "index.hpp"
 
 #include <algorithm>
@@ -68,11 +69,11 @@ constexpr Size kFirstSweepBatch = 1024;
 // A streaming scan's first batch pauses at the end of the leaf that brings it
 // to kFirstStreamBatch hits: a LIMIT 1 or an EXISTS reads the first page of
 // each table's probe and a leaf or so. Each later batch holds what work_mem
-// does (at least kMinStreamBatch hits, 2.6 MB), as a heap page holding rows
-// of two batches is read twice: returning 2,000 clustered rows in batches of
-// 256 and 2,048 took 10-15% longer than in one, and 3.5M rows spread over a
-// 10M-row table 2.5 times as long in batches of 65,536 (the planner takes a
-// bitmap scan there).
+// does (at least kMinStreamBatch hits, 2.6 MB), as the executor reads a heap
+// page holding rows of two batches twice: a first batch of 64 among 2,000
+// clustered rows costs ~30 us, ~10%, and batches of 65,536 made a plain scan
+// of 3.5M rows spread over a 10M-row table 2.5 times as long (the planner
+// takes a bitmap scan there).
 constexpr Size kFirstStreamBatch = 64;
 constexpr Size kMinStreamBatch = Size{1} << 16;
 
