@@ -78,9 +78,20 @@ SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM stream WHERE fp <@ simhash_ball('0123456789abcdef', 3)
     ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
+EXPLAIN (COSTS OFF) SELECT q.qid, n.n, x.r, x.id, x.d FROM stream_q q, (VALUES (10), (300), (200000)) n(n),
+    LATERAL (SELECT row_number() OVER () AS r, y.* FROM (SELECT id, fp <-> q.q AS d FROM stream
+             WHERE fp <@ simhash_ball(q.q, q.k) ORDER BY fp <-> q.q LIMIT n.n) y) x;
 CREATE TEMP TABLE near_got AS SELECT q.qid, n.n, x.r, x.id, x.d FROM stream_q q, (VALUES (10), (300), (200000)) n(n),
     LATERAL (SELECT row_number() OVER () AS r, y.* FROM (SELECT id, fp <-> q.q AS d FROM stream
              WHERE fp <@ simhash_ball(q.q, q.k) ORDER BY fp <-> q.q LIMIT n.n) y) x;
+-- index-only, LIMIT 300
+CREATE TEMP TABLE near_ios AS SELECT q.qid, x.r, x.d FROM stream_q q,
+    LATERAL (SELECT row_number() OVER () AS r, fp <-> q.q AS d FROM (SELECT fp FROM stream
+             WHERE fp <@ simhash_ball(q.q, q.k) ORDER BY fp <-> q.q LIMIT 300) y) x;
+-- a smaller ball elsewhere drives the scan (the run's value at radius 0)
+CREATE TEMP TABLE near_small AS SELECT row_number() OVER () AS r, y.* FROM (SELECT id, fp <-> 'fedcba9876543210' AS d
+    FROM stream WHERE fp = '0123456789abcdef' AND fp <@ simhash_ball('fedcba9876543210', 64)
+    ORDER BY fp <-> 'fedcba9876543210') y;
 CREATE TEMP TABLE near_two AS SELECT q.qid, x.id FROM stream_q q,
     LATERAL (SELECT id FROM stream WHERE fp <@ simhash_ball(q.q, q.k) AND fp <@ simhash_ball('fedcba9876543210', 33)
              ORDER BY fp <-> q.q) x;
@@ -91,6 +102,14 @@ SELECT q.qid, n.n,
        IS NOT DISTINCT FROM (SELECT array_agg(d) FROM (SELECT hamming_distance(fp, q.q) AS d FROM stream
                                     WHERE hamming_distance(fp, q.q) <= q.k ORDER BY 1 LIMIT n.n) x) AS same_distances
 FROM stream_q q, (VALUES (10), (300), (200000)) n(n) ORDER BY 1, 2;
+SELECT q.qid, (SELECT array_agg(d ORDER BY r) FROM near_ios g WHERE g.qid = q.qid)
+       IS NOT DISTINCT FROM (SELECT array_agg(d) FROM (SELECT hamming_distance(fp, q.q) AS d FROM stream
+                                    WHERE hamming_distance(fp, q.q) <= q.k ORDER BY 1 LIMIT 300) x) AS ios_same_distances
+FROM stream_q q ORDER BY 1;
+SELECT (SELECT count(*) FROM near_got) = (SELECT count(DISTINCT (qid, n, id)) FROM near_got) AS no_repeats,
+       (SELECT count(*) FROM near_small) AS small_rows,
+       (SELECT count(DISTINCT id) FROM near_small) AS small_ids,
+       (SELECT bool_and(d = hamming_distance('0123456789abcdef', 'fedcba9876543210')) FROM near_small) AS small_distances;
 -- An answer read whole is the ball's rows; a LIMIT's, rows within the ball.
 SELECT (SELECT count(*) FROM (SELECT qid, id FROM near_got WHERE n = 200000 EXCEPT ALL SELECT qid, id FROM expect) x) AS extra,
        (SELECT count(*) FROM (SELECT qid, id FROM expect EXCEPT ALL SELECT qid, id FROM near_got WHERE n = 200000) x) AS missing,

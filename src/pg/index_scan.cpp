@@ -57,12 +57,14 @@ struct Ball {
     int radius;
 };
 
-// ORDER BY without a qualifier returns its rows in batches, each the `batch`
-// nearest entries after the last one returned, kept in a bounded max-heap:
-// first from the probes, up to max_distance, then from sweeps of table 0. So
-// memory stays bounded, a LIMIT 10 among thousands of near-duplicates reads
-// their keys but collects few of them (the heap's farthest entry narrows the
-// radius), and the first rows beyond max_distance come after one sweep.
+// ORDER BY without a qualifier, or under a ball around its point, returns its
+// rows in batches, each the `batch` nearest entries after the last one
+// returned, kept in a bounded max-heap: first from the probes, up to
+// max_distance (or the ball's radius), then from sweeps of table 0 (up to the
+// ball's). So a LIMIT 10 among thousands of near-duplicates reads their keys
+// but collects few of them (the heap's farthest entry narrows the radius),
+// and the first rows beyond max_distance come after one sweep; each batch
+// doubles, and a sweep's re-reads the table.
 constexpr Size kFirstProbeBatch = 128;
 constexpr Size kFirstSweepBatch = 1024;
 
@@ -831,13 +833,14 @@ void start(IndexScanDesc scan) {
         // WHERE fp <@ ball(q, k) ORDER BY fp <-> q: the nearest rows in
         // batches, as without the qualifier, but none beyond k (other balls
         // are checked on each candidate). Collecting every row within k
-        // first read and sorted them all for a LIMIT 10.
-        int radius = -1;
-        for (int b = 0; b < st->nballs; ++b)
-            if (st->ordered && st->balls[b].center == st->order_q && (radius < 0 || st->balls[b].radius < radius))
-                radius = st->balls[b].radius;
-        if (radius >= 0 && !st->order_null && st->norderbys == 1) {
-            start_nearest(st, radius);
+        // first read and sorted them all for a LIMIT 10. Not when a smaller
+        // ball elsewhere drives (the smallest radius): its probe reads less.
+        bool nearest = false;
+        if (st->ordered && !st->order_null && st->norderbys == 1)
+            for (int b = 0; b < st->nballs && !nearest; ++b)
+                nearest = st->balls[b].center == st->order_q && st->balls[b].radius == drive.radius;
+        if (nearest) {
+            start_nearest(st, drive.radius);
             MemoryContextSwitchTo(old);
             return;
         }
@@ -856,8 +859,8 @@ void start(IndexScanDesc scan) {
 }
 
 // The next batch: a streaming scan's, or the nearest rows beyond those
-// returned: from the probes while rows within max_distance may remain, then
-// from sweeps of table 0.
+// returned: from the probes while rows within max_distance (and max_radius)
+// may remain, then from sweeps of table 0 up to max_radius.
 void next_batch(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
