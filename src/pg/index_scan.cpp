@@ -189,11 +189,16 @@ void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, 
 // in two tables, and the count returned (EXPLAIN's rows) is of rows.
 constexpr Size kBitmapChunk = Size{1} << 16;
 
+// Sorts n sort_tids keys in place (with a scratch array of as many).
+void sort_tid_keys(uint64 *keys, Size n) {
+    uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * Max(n, 1)));
+    sx::sort_tids(keys, scratch, n, [] { CHECK_FOR_INTERRUPTS(); });
+    pfree(scratch);
+}
+
 void add_tids_to_bitmap(ScanState *st) {
     uint64 *keys = st->tid_keys;
-    uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * Max(st->nkeys, 1)));
-    sx::sort_tids(keys, scratch, st->nkeys, [] { CHECK_FOR_INTERRUPTS(); });
-    pfree(scratch);
+    sort_tid_keys(keys, st->nkeys);
     Size n = std::unique(keys, keys + st->nkeys) - keys;
     ItemPointerData *tids = static_cast<ItemPointerData *>(palloc(sizeof(ItemPointerData) * Min(Max(n, 1), kBitmapChunk)));
     for (Size from = 0; from < n; from += kBitmapChunk) {
@@ -420,9 +425,9 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         BlockNumber right = op->right;
         Child *children = nullptr;
         size_t nchildren = 0;
-        // (A leaf left of the range is only passed through.)
-        bool read_leaf = (op->flags & kPageLeaf) &&
-                         (!has_high || (p.resumed ? sx::key_less(p.from, high) : high.key >= p.lo));
+        // (A leaf whose keys all lie below the pass's first key, left of its
+        // range or of where it resumed, is only passed through.)
+        bool read_leaf = (op->flags & kPageLeaf) && (!has_high || sx::key_less(first_key(p), high));
         if (read_leaf) {
             leaf_hits(p, blk, page, st);
         } else if (!(op->flags & kPageLeaf)) {
@@ -710,13 +715,10 @@ int order_distance(const ScanState *st, const Hit &h, int i) {
 // The hits' TIDs as sort_tids keys, sorted, each hit's position in the top
 // 16 bits (at most 65,536 hits).
 uint64 *sorted_tid_keys(const ScanState *st) {
-    Size bytes = sizeof(uint64) * Max(st->n, 1);
-    uint64 *keys = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
-    uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes));
+    uint64 *keys = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * Max(st->n, 1)));
     for (Size i = 0; i < st->n; ++i)
         keys[i] = (st->hits[i].rank & kTidBits) | static_cast<uint64>(i) << 48;
-    sx::sort_tids(keys, scratch, st->n, [] { CHECK_FOR_INTERRUPTS(); });
-    pfree(scratch);
+    sort_tid_keys(keys, st->n);
     return keys;
 }
 
