@@ -74,7 +74,7 @@ constexpr Size kFirstSweepBatch = 1024;
 // does (at least kMinStreamBatch hits, 2.6 MB), as the executor reads a heap
 // page holding rows of two batches twice: a first batch of 64 among 2,000
 // clustered rows costs ~30 us, ~10%, and batches of 65,536 made a plain scan
-// of 3.5M rows spread over a 10M-row table 2.5 times as long (the planner
+// of 3.5M rows spread over a 10M-row table 1.7-2.4 times as long (the planner
 // takes a bitmap scan there).
 constexpr Size kFirstStreamBatch = 64;
 constexpr Size kMinStreamBatch = Size{1} << 16;
