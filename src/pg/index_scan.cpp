@@ -107,6 +107,7 @@ struct ScanState {
     Size n, cap, pos;
     bool recheck;     // index-only or non-MVCC: recheck_entry before returning
     bool mvcc;        // an MVCC snapshot: each row it sees is in every table (found_earlier)
+    Snapshot snapshot;  // the scan's, for refuse_if_too_old
     Buffer pinned;    // the leaf of the entry returned last, or InvalidBuffer
     // A bitmap scan keeps no hits: their TIDs (as sort_tids keys) go to its
     // bitmap in chunks (add_tids_to_bitmap).
@@ -397,6 +398,15 @@ bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
     return prunable(p, current_radius(p, st), (c.low.key & in_range) | (c.keys_and & in_summary), in_range | in_summary);
 }
 
+// Under old_snapshot_threshold VACUUM may remove entries of rows a snapshot
+// older than the threshold still sees; a leaf changed since that snapshot was
+// taken may have lost some, so reading it ends the scan with "snapshot too
+// old", as B-tree does, instead of an answer short of those rows. Internal
+// pages are only split, never emptied, so only leaves are tested.
+void refuse_if_too_old(const ScanState *st, Relation index, Page page) {
+    TestForOldSnapshot(st->snapshot, index, page);
+}
+
 void visit_children(Pass &p, const Child *children, size_t n, ScanState *st, Buffer first);
 
 // Visits page c.block and, following right-links, its right siblings up to the
@@ -429,6 +439,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         // range or of where it resumed, is only passed through.)
         bool read_leaf = (op->flags & kPageLeaf) && (!has_high || sx::key_less(first_key(p), high));
         if (read_leaf) {
+            refuse_if_too_old(st, p.index, page);
             leaf_hits(p, blk, page, st);
         } else if (!(op->flags & kPageLeaf)) {
             // Children are sorted by low bound: a probe's narrow range starts
@@ -823,6 +834,7 @@ void start(IndexScanDesc scan) {
     }
     st->recheck = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
     st->mvcc = IsMVCCSnapshot(scan->xs_snapshot);
+    st->snapshot = scan->xs_snapshot;
     if (st->nballs > 0) {
         Ball drive = st->balls[0];
         for (int b = 1; b < st->nballs; ++b)
@@ -951,6 +963,7 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
             buf = simhash_find_leaf(index, root, want, false);
             continue;
         }
+        refuse_if_too_old(st, index, page);
         if (page_leaf(page).contains(want)) {
             LockBuffer(buf, BUFFER_LOCK_UNLOCK);
             st->pinned = buf;

@@ -1,0 +1,102 @@
+# old_snapshot_threshold: VACUUM may then remove rows that a snapshot older
+# than the threshold still sees. A scan under such a snapshot that reads a
+# leaf changed since must fail with "snapshot too old", as a B-tree scan does,
+# not return an answer short of the removed rows; one that reads only leaves
+# unchanged since its snapshot must answer.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SimhashTest;
+
+my $method = index_method();
+
+my $node = PostgreSQL::Test::Cluster->new('old_snapshot');
+$node->init;
+# The smallest threshold that limits VACUUM: PostgreSQL 15 tracks snapshots'
+# xmin by the minute (its testing value 0 never lets VACUUM remove early).
+$node->append_conf('postgresql.conf', "old_snapshot_threshold = '1min'\nautovacuum = off");
+$node->start;
+create_test_schema($node);
+# Half the rows lie within 3 bits of fp_of('c'), the rest far from it; the
+# even ids deleted below are spread over every leaf.
+for my $table ('changed', 'unchanged')
+{
+	$node->safe_psql('postgres', qq{
+CREATE TABLE $table (id bigint, fp simhash64);
+INSERT INTO $table SELECT g, CASE WHEN g % 2 = 0 THEN flip_bits(fp_of('c'), 'x' || g, (g % 4)::int)
+                                  ELSE fp_of('r' || g) END
+  FROM generate_series(1, 6000) g;
+});
+	create_simhash_index($node, $method, $table, "${table}_idx", 3);
+	$node->safe_psql('postgres', "VACUUM ANALYZE $table");
+}
+$node->safe_psql('postgres', 'CREATE TABLE control (v bigint); INSERT INTO control SELECT generate_series(1, 6000);
+CREATE INDEX control_idx ON control (v); VACUUM ANALYZE control');
+
+my $ball = "simhash_ball(fp_of('c'), 3)";
+my $off = 'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexscan = off;';
+my $bitmap = 'SET enable_bitmapscan = on;';
+my $index = 'SET enable_indexscan = on;';
+my @cases = (
+	['bitmap scan', $bitmap, "SELECT count(id) FROM changed WHERE fp <@ $ball", qr/Bitmap Index Scan on changed_idx/],
+	['plain index scan', $index, "SELECT count(id) FROM changed WHERE fp <@ $ball", qr/Index Scan using changed_idx/],
+	['index-only scan', $index, "SELECT count(fp) FROM changed WHERE fp <@ $ball",
+		qr/Index Only Scan using changed_idx/],
+	['ORDER BY <->', $index,
+		"SELECT sum(id) FROM (SELECT id FROM changed ORDER BY fp <-> fp_of('c') LIMIT 500) s",
+		qr/Index Scan using changed_idx/],
+	['B-tree (the premise)', $index, 'SELECT count(v) FROM control WHERE v % 2 = 0 AND v > 0',
+		qr/Index (Only )?Scan using control_idx/],
+	['leaves unchanged', $bitmap, "SELECT count(id) FROM unchanged WHERE fp <@ $ball",
+		qr/Bitmap Index Scan on unchanged_idx/],
+);
+
+# Each case's session takes its snapshot and answers once before the rows go.
+my %before;
+for my $case (@cases)
+{
+	my ($label, $on, $sql, $plan) = @$case;
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	$s->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	$s->query_safe("$off $on");
+	like($s->query_safe("EXPLAIN (COSTS OFF) $sql"), $plan, "$label: planned") if $method eq 'simhash';
+	$before{$label} = $s->query_safe($sql);
+	push @$case, $s;
+}
+is($before{'bitmap scan'}, '3000', 'every scan of the old snapshot sees 3,000 rows within 3 bits');
+
+# The rows go at once. A snapshot taken in the next minute records an xmin
+# past their deletion; a minute later VACUUM may remove what snapshots of
+# the first minute still see, and does.
+$node->safe_psql('postgres', 'DELETE FROM changed WHERE id % 2 = 0; DELETE FROM control WHERE v % 2 = 0');
+sub next_minute { sleep(61 - time() % 60); return; }
+next_minute();
+$node->safe_psql('postgres', 'SELECT 1');
+next_minute();
+$node->safe_psql('postgres', 'VACUUM changed; VACUUM control');
+is($node->safe_psql('postgres', "SELECT count(*) FROM changed WHERE fp <@ $ball"), '0',
+	'a new snapshot sees none of them');
+
+for my $case (@cases)
+{
+	my ($label, $on, $sql, $plan, $s) = @$case;
+	my $out = $s->query($sql);
+	if ($label eq 'leaves unchanged')
+	{
+		is($out, $before{$label}, "$label: the old snapshot still answers, unchanged");
+	}
+	else
+	{
+		like($s->{stderr}, qr/snapshot too old/, "$label: refused with \"snapshot too old\"")
+		  or diag("answered $out (before: $before{$label})");
+	}
+	$s->quit;
+}
+index_check($node, 'changed_idx', 1, 'after the early removal', method => $method);
+
+$node->stop;
+done_testing();
