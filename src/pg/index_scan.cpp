@@ -399,10 +399,10 @@ bool child_prunable(const Pass &p, const ScanState *st, const Child &c) {
 }
 
 // Under old_snapshot_threshold VACUUM may remove entries of rows a snapshot
-// older than the threshold still sees; a leaf changed since that snapshot was
-// taken may have lost some, so reading it ends the scan with "snapshot too
-// old", as B-tree does, instead of an answer short of those rows. Internal
-// pages are only split, never emptied, so only leaves are tested.
+// older than the threshold still sees; a page changed since that snapshot was
+// taken may have lost some (or, above the leaves, a summary may have been
+// narrowed to the entries left), so reading it ends the scan with "snapshot
+// too old", as B-tree does, instead of an answer short of those rows.
 void refuse_if_too_old(const ScanState *st, Relation index, Page page) {
     TestForOldSnapshot(st->snapshot, index, page);
 }
@@ -424,6 +424,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         simhash_check_page(p.index, buf);
         Page page = BufferGetPage(buf);
+        refuse_if_too_old(st, p.index, page);
         SimhashPageOpaque *op = page_opaque(page);
         if (first && c.level >= 0 && !page_is_child(page, p.table, c.level, c.low))
             simhash_not_the_child(p.index, p.table, blk);
@@ -439,7 +440,6 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         // range or of where it resumed, is only passed through.)
         bool read_leaf = (op->flags & kPageLeaf) && (!has_high || sx::key_less(first_key(p), high));
         if (read_leaf) {
-            refuse_if_too_old(st, p.index, page);
             leaf_hits(p, blk, page, st);
         } else if (!(op->flags & kPageLeaf)) {
             // Children are sorted by low bound: a probe's narrow range starts
