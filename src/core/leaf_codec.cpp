@@ -574,11 +574,23 @@ std::size_t Leaf::near(std::uint64_t lo, std::uint64_t hi, std::uint64_t qkey, i
 }
 
 bool Leaf::contains(const EntryKey &e) const noexcept {
-    for (std::size_t i = lower_bound(e.key); i < h_.count; ++i) {
-        int c = compare_keys(get(i), e);
-        if (c == 0) return true;
-        if (c > 0) break;
+    // The segment is sorted by whole entries and e.key's entries all lie in
+    // its bucket: one binary search there. (A scan of the entries sharing
+    // e.key made each index-only recheck in a crowd of one fingerprint
+    // linear in the crowd: 88% of an index-only scan on PEP fingerprints.)
+    Span span = bucket_span(e.key);
+    std::size_t bucket = span.from < span.to && h_.bucket_bits > 0
+                             ? bucket_bits_of(e.key, h_.suffix_bits(), h_.bucket_bits) - h_.first_bucket
+                             : 0;
+    std::size_t lo = span.from, hi = span.to;
+    while (lo < hi) {
+        std::size_t mid = lo + (hi - lo) / 2;
+        if (key_less(decode(mid, bucket), e))
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    if (lo < span.to && compare_keys(decode(lo, bucket), e) == 0) return true;
     for (std::size_t j = 0; j < tail_n_; ++j)
         if (compare_keys(leaf_get(area_ + h_.bytes, j), e) == 0) return true;
     return false;

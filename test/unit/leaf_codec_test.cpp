@@ -108,6 +108,24 @@ TEST(LeafCodec, ExtremeWidths) {
     EXPECT_EQ(packed_header(b.bytes.data()).entry_bits(), 112);
 }
 
+TEST(LeafCodec, ContainsInACrowdOfOneKey) {
+    // 700 entries of one key (one bucket) between others: each found by its
+    // TID, and a TID between two of them, or past the last, is not there.
+    std::vector<EntryKey> in;
+    const std::uint64_t crowd = 0x5A5A0000DEADBEEFull;
+    for (std::uint16_t i = 0; i < 50; ++i) in.push_back({crowd - 1000 + i, i, 1});
+    for (std::uint32_t i = 0; i < 700; ++i) in.push_back({crowd, 100 + i / 3, static_cast<std::uint16_t>(1 + 2 * (i % 3))});
+    for (std::uint16_t i = 0; i < 50; ++i) in.push_back({crowd + 1 + i, i, 1});
+    Buf b = write(in);
+    Leaf leaf(b.bytes.data(), b.n);
+    ASSERT_EQ(leaf.packed_count(), in.size());
+    for (const EntryKey &e : in) EXPECT_TRUE(leaf.contains(e));
+    EXPECT_FALSE(leaf.contains({crowd, 100, 2}));
+    EXPECT_FALSE(leaf.contains({crowd, 100 + 700 / 3, 6}));
+    EXPECT_FALSE(leaf.contains({crowd, 99, 5}));
+    EXPECT_FALSE(leaf.contains({crowd + 100, 0, 1}));
+}
+
 TEST(LeafCodec, RandomRoundTripAndTail) {
     std::mt19937_64 rng(3);
     std::vector<EntryKey> in, tail;
