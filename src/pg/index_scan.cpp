@@ -37,6 +37,7 @@ struct Hit {
     ItemPointerData tid;
     int16 distance;  // to the ORDER BY argument, 0 without one
     bool null_fp;    // a row of the NULL list
+    bool verified;   // recheck_leaf found it in its leaf (valid below ScanState::verified_end)
     BlockNumber leaf;  // where the entry was found (a leaf of one table) and
     uint64 key;        // its table key, for recheck_entry
     uint64 fp;
@@ -109,6 +110,7 @@ struct ScanState {
     bool mvcc;        // an MVCC snapshot: each row it sees is in every table (found_earlier)
     Snapshot snapshot;  // the scan's, for refuse_if_too_old
     Buffer pinned;    // the leaf of the entry returned last, or InvalidBuffer
+    Size verified_end;  // hits below it were checked in `pinned`, pinned ever since
     // A bitmap scan keeps no hits: their TIDs (as sort_tids keys) go to its
     // bitmap in chunks (add_tids_to_bitmap).
     TIDBitmap *tbm;
@@ -773,7 +775,8 @@ void finish_hits(ScanState *st) {
 }
 
 // The next batch of a streaming scan: its walk from where the last one
-// paused, until it pauses again or ends. In TID order, for the heap's sake.
+// paused, until it pauses again or ends. In TID order, for the heap's sake
+// (an index-only scan's in the walk's).
 // Each hit is new: under an MVCC snapshot each row comes from its first
 // pass only (found_earlier), and a pass resumes past every entry it read.
 // Entries only move right, so the descent to the resume key misses none;
@@ -790,7 +793,9 @@ void next_stream_batch(Relation index, ScanState *st) {
     }
     st->exhausted = st->pass == st->npasses;
     st->pause_at = Max(static_cast<Size>(work_mem) * 1024 / sizeof(Hit), kMinStreamBatch);
-    sort_hits_by_tid(st);
+    // An index-only scan rarely reads the heap, and its rechecks read each
+    // leaf once for all its hits when they come in the walk's order.
+    if (!st->recheck) sort_hits_by_tid(st);
 }
 
 void start_stream(Relation index, ScanState *st, const Ball &drive) {
@@ -928,6 +933,7 @@ void next_batch(IndexScanDesc scan) {
 void release_pin(ScanState *st) {
     if (BufferIsValid(st->pinned)) ReleaseBuffer(st->pinned);
     st->pinned = InvalidBuffer;
+    st->verified_end = 0;
 }
 
 // Before an index-only scan returns a hit, the executor will trust the
@@ -950,7 +956,8 @@ void release_pin(ScanState *st) {
 // leaves below it), and the search then descends from it. The same pin keeps
 // a non-MVCC scan's TID from being reused by an unrelated tuple before the
 // heap fetch.
-bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
+bool find_entry(Relation index, ScanState *st, const Hit &h) {
+    release_pin(st);
     sx::EntryKey want = entry_key(h.key, const_cast<ItemPointer>(&h.tid));
     Buffer buf = ReadBuffer(index, h.leaf);
     LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -974,6 +981,42 @@ bool recheck_entry(Relation index, ScanState *st, const Hit &h) {
     }
     UnlockReleaseBuffer(buf);
     return false;
+}
+
+// Checks hit i and the hits after it found in the same leaf (a batch of an
+// index-only scan keeps the order its walk found them in) under one lock,
+// and keeps that leaf pinned: each present there is then held back from
+// VACUUM as find_entry's is, without a buffer lookup and a lock per row.
+void recheck_leaf(Relation index, ScanState *st, Size i) {
+    BlockNumber leaf = st->hits[i].leaf;
+    Buffer buf = st->pinned;
+    if (!BufferIsValid(buf) || BufferGetBlockNumber(buf) != leaf) {
+        release_pin(st);
+        buf = ReadBuffer(index, leaf);
+    }
+    st->pinned = InvalidBuffer;
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    simhash_check_page(index, buf);
+    Page page = BufferGetPage(buf);
+    Size end = i;
+    // (A leaf root that split since is an internal page: find_entry descends.)
+    if (page_opaque(page)->flags & kPageLeaf) {
+        refuse_if_too_old(st, index, page);
+        sx::Leaf entries = page_leaf(page);
+        for (; end < st->n && st->hits[end].leaf == leaf; ++end) {
+            Hit &h = st->hits[end];
+            h.verified = entries.contains(entry_key(h.key, &h.tid));
+        }
+    }
+    LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+    st->pinned = buf;
+    st->verified_end = end;
+}
+
+// A hit not found in its leaf moved right (a split) or was removed (VACUUM).
+bool recheck_entry(Relation index, ScanState *st, Size i) {
+    if (i >= st->verified_end) recheck_leaf(index, st, i);
+    return (i < st->verified_end && st->hits[i].verified) || find_entry(index, st, st->hits[i]);
 }
 
 // Search keys are <@ or =, ORDER BY keys <->. A key without a subtype (an
@@ -1055,17 +1098,24 @@ extern "C" void simhash_amrescan(IndexScanDesc scan, ScanKey keys, int nkeys, Sc
 
 extern "C" bool simhash_amgettuple(IndexScanDesc scan, ScanDirection) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
-    release_pin(st);
     if (!st->started) start(scan);
     if (st->impossible) return false;
+    // The leaf of the row returned last stays pinned while the next rows
+    // come from it (recheck_leaf); the executor is done with that row.
     const Hit *hit;
     do {
         CHECK_FOR_INTERRUPTS();
         // (A batch may be empty: no row within max_distance.)
-        while (st->pos >= st->n && (!st->exhausted || st->nulls_left)) next_batch(scan);
-        if (st->pos >= st->n) return false;
+        while (st->pos >= st->n && (!st->exhausted || st->nulls_left)) {
+            release_pin(st);
+            next_batch(scan);
+        }
+        if (st->pos >= st->n) {
+            release_pin(st);
+            return false;
+        }
         hit = &st->hits[st->pos++];
-    } while (st->recheck && !recheck_entry(scan->indexRelation, st, *hit));
+    } while (st->recheck && !recheck_entry(scan->indexRelation, st, st->pos - 1));
     const Hit &h = *hit;
     scan->xs_heaptid = h.tid;
     scan->xs_recheck = false;
