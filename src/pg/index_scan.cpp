@@ -165,6 +165,7 @@ void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, 
     h.fp = fp;
     h.distance = static_cast<int16>(distance);
     h.null_fp = null_fp;
+    h.verified = false;
     h.rank = rank_of(distance, h.tid);
     if (st->batch > 0) {
         if (!distance_less(st->after, h)) return;
@@ -983,10 +984,13 @@ bool find_entry(Relation index, ScanState *st, const Hit &h) {
     return false;
 }
 
-// Checks hit i and the hits after it found in the same leaf (a batch of an
-// index-only scan keeps the order its walk found them in) under one lock,
-// and keeps that leaf pinned: each present there is then held back from
-// VACUUM as find_entry's is, without a buffer lookup and a lock per row.
+// Checks hit i and the hits after it found in the same leaf (a streaming
+// index-only batch keeps the order its walk found them in) under one lock,
+// up to the first one missing there, and keeps that leaf pinned: each
+// present there is then held back from VACUUM as find_entry's is, without a
+// buffer lookup and a lock per row. (Stopping at a miss keeps the hits after
+// it from being checked again once find_entry has moved the pin, for each
+// miss: many misses follow a split that moved the leaf's upper half right.)
 void recheck_leaf(Relation index, ScanState *st, Size i) {
     BlockNumber leaf = st->hits[i].leaf;
     Buffer buf = st->pinned;
@@ -1003,9 +1007,10 @@ void recheck_leaf(Relation index, ScanState *st, Size i) {
     if (page_opaque(page)->flags & kPageLeaf) {
         refuse_if_too_old(st, index, page);
         sx::Leaf entries = page_leaf(page);
-        for (; end < st->n && st->hits[end].leaf == leaf; ++end) {
-            Hit &h = st->hits[end];
+        while (end < st->n && st->hits[end].leaf == leaf) {
+            Hit &h = st->hits[end++];
             h.verified = entries.contains(entry_key(h.key, &h.tid));
+            if (!h.verified) break;
         }
     }
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);

@@ -4,7 +4,7 @@
 // insert appends, key summary first): they read back unchanged, the
 // checker accepts them, near() equals a brute-force filter in every form the
 // CPU runs (and get() with a cursor decodes its positions), contains() finds
-// each, and a split keeps every entry on the right side of its separator.
+// each and tells the entries next to them apart, and a split keeps every entry on the right side of its separator.
 // The raw input as leaf bytes (a corrupt page is untrusted input to
 // simhash_index_check): the checker never reads out of bounds, and whatever
 // it accepts obeys near() and contains() as above. (Random bytes rarely hold
@@ -43,6 +43,13 @@ void check_near(const Leaf &leaf, std::uint64_t lo, std::uint64_t hi, std::uint6
     }
     for (const EntryKey &e : all)
         if (!leaf.contains(e)) __builtin_trap();
+    // The entries next to each, by TID: contains() says whether they are there.
+    std::vector<EntryKey> sorted = all;
+    std::sort(sorted.begin(), sorted.end(), key_less);
+    for (const EntryKey &e : all)
+        for (EntryKey n : {EntryKey{e.key, e.block, static_cast<std::uint16_t>(e.offset + 1)},
+                           EntryKey{e.key, e.block + 1, e.offset}, EntryKey{e.key + 1, e.block, e.offset}})
+            if (leaf.contains(n) != std::binary_search(sorted.begin(), sorted.end(), n, key_less)) __builtin_trap();
 }
 
 void check_split(const Leaf &leaf, const std::uint8_t *area, std::size_t bytes, std::size_t limit) {
