@@ -996,6 +996,8 @@ void recheck_leaf(Relation index, ScanState *st, Size i) {
     Buffer buf = st->pinned;
     if (!BufferIsValid(buf) || BufferGetBlockNumber(buf) != leaf) {
         release_pin(st);
+        // (Holding no pin on the index: a VACUUM may run to its end here.)
+        simhash_test_pause();
         buf = ReadBuffer(index, leaf);
     }
     st->pinned = InvalidBuffer;

@@ -8,7 +8,9 @@
 // writers in (simhash_index_info; simhash_index_check on a hot standby) waits
 // after copying each internal page, before reading its children (pages split
 // meanwhile), and before each table after the first (rows committed
-// meanwhile), holding no pin (spec info_walk_split, TAP 010). Its
+// meanwhile), holding no pin (spec info_walk_split, TAP 010). An index-only
+// scan waits before it checks the hits of a leaf it has no pin on, holding
+// no pin on the index (spec index_only_vacuum). Its
 // transaction's locks, and a heap page pin COPY or a concurrent build's
 // validation may hold, stay. Superusers only: set for a database or by a
 // trigger, it would let a role stall other roles' inserts on a lock it holds.
