@@ -8,9 +8,11 @@
 // writers in (simhash_index_info; simhash_index_check on a hot standby) waits
 // after copying each internal page, before reading its children (pages split
 // meanwhile), and before each table after the first (rows committed
-// meanwhile), holding no pin (spec info_walk_split, TAP 010). An index-only
-// scan waits before it checks the hits of a leaf it has no pin on, holding
-// no pin on the index (spec index_only_vacuum). Its
+// meanwhile), holding no pin (spec info_walk_split, TAP 010). A scan that
+// checks its hits' entries before returning them (index-only, also ordered;
+// non-MVCC, such as the guard's) waits before it pins a leaf to check, holding
+// no pin on the index (spec index_only_vacuum), though after its first row
+// the executor may hold a heap page's pin. Its
 // transaction's locks, and a heap page pin COPY or a concurrent build's
 // validation may hold, stay. Superusers only: set for a database or by a
 // trigger, it would let a role stall other roles' inserts on a lock it holds.
