@@ -155,10 +155,11 @@ class Leaf {
                                   const EntryKey &high, std::size_t *bad) noexcept;
     // Segment positions of bucket j (0 .. buckets - 1): [start(j), start(j + 1)).
     std::size_t bucket_start(std::size_t j) const noexcept;
-    // The segment positions of the bucket that would hold `key`; an empty
-    // span at 0 or count() when the key sorts before or after the segment.
+    // The segment positions of the bucket that would hold `key`, and that
+    // bucket's index; an empty span at 0 or count() when the key sorts
+    // before or after the segment.
     struct Span {
-        std::size_t from, to;
+        std::size_t from, to, bucket;
     };
     Span bucket_span(std::uint64_t key) const noexcept;
     std::size_t bucket_of(std::size_t i, std::size_t from_bucket = 0) const noexcept;
