@@ -37,9 +37,8 @@ struct Hit {
     ItemPointerData tid;
     int16 distance;  // to the ORDER BY argument, 0 without one
     bool null_fp;    // a row of the NULL list
-    bool verified;   // recheck_leaf found it in its leaf (valid below ScanState::verified_end)
     BlockNumber leaf;  // where the entry was found (a leaf of one table) and
-    uint64 key;        // its table key, for recheck_entry
+    uint64 key;        // its table key, for the index-only check (recheck_entry)
     uint64 fp;
     // (distance, block, offset) as one integer: the order of ORDER BY results,
     // compared in one instruction by the bounded heap a sweep pushes ~10,000
@@ -110,7 +109,7 @@ struct ScanState {
     bool mvcc;        // an MVCC snapshot: each row it sees is in every table (found_earlier)
     Snapshot snapshot;  // the scan's, for refuse_if_too_old
     Buffer pinned;    // the leaf of the entry returned last, or InvalidBuffer
-    Size verified_end;  // hits below it were checked in `pinned`, pinned ever since
+    Size verified_end;  // hits below it were found in `pinned`, pinned ever since
     // A bitmap scan keeps no hits: their TIDs (as sort_tids keys) go to its
     // bitmap in chunks (add_tids_to_bitmap).
     TIDBitmap *tbm;
@@ -165,7 +164,6 @@ void add_hit(ScanState *st, const sx::EntryKey &e, BlockNumber leaf, uint64 fp, 
     h.fp = fp;
     h.distance = static_cast<int16>(distance);
     h.null_fp = null_fp;
-    h.verified = false;
     h.rank = rank_of(distance, h.tid);
     if (st->batch > 0) {
         if (!distance_less(st->after, h)) return;
@@ -446,7 +444,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
             leaf_hits(p, blk, page, st);
         } else if (!(op->flags & kPageLeaf)) {
             // Children are sorted by low bound: a probe's narrow range starts
-            // at the child holding (lo, 0, 0) and ends at the first child past hi.
+            // at the child holding first_key(p) and ends at the first child past hi.
             const uint8 *area = page_area(page);
             size_t n = internal_count(page);
             size_t first_child = sx::internal_find(area, n, first_key(p));
@@ -1009,10 +1007,9 @@ void recheck_leaf(Relation index, ScanState *st, Size i) {
     if (page_opaque(page)->flags & kPageLeaf) {
         refuse_if_too_old(st, index, page);
         sx::Leaf entries = page_leaf(page);
-        while (end < st->n && st->hits[end].leaf == leaf) {
-            Hit &h = st->hits[end++];
-            h.verified = entries.contains(entry_key(h.key, &h.tid));
-            if (!h.verified) break;
+        for (; end < st->n && st->hits[end].leaf == leaf; ++end) {
+            Hit &h = st->hits[end];
+            if (!entries.contains(entry_key(h.key, &h.tid))) break;
         }
     }
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -1023,7 +1020,7 @@ void recheck_leaf(Relation index, ScanState *st, Size i) {
 // A hit not found in its leaf moved right (a split) or was removed (VACUUM).
 bool recheck_entry(Relation index, ScanState *st, Size i) {
     if (i >= st->verified_end) recheck_leaf(index, st, i);
-    return (i < st->verified_end && st->hits[i].verified) || find_entry(index, st, st->hits[i]);
+    return i < st->verified_end || find_entry(index, st, st->hits[i]);
 }
 
 // Search keys are <@ or =, ORDER BY keys <->. A key without a subtype (an
