@@ -9,16 +9,16 @@
 
 namespace {
 
-// Sorts a copy of keys, checks it against a stable sort on their low 48 bits
-// (the top 16 travel with them) and returns how many
+// Sorts a copy of keys, checks it against a stable sort on their low `bits`
+// bits (the others travel with them) and returns how many
 // times it polled: under 65,536 keys, once per pass it made.
-std::size_t expect_sorted_like_std(std::vector<std::uint64_t> keys) {
+std::size_t expect_sorted_like_std(std::vector<std::uint64_t> keys, int bits = simhash::index::kTidKeyBits) {
+    const std::uint64_t sorted = (std::uint64_t{1} << bits) - 1;
     std::vector<std::uint64_t> expected = keys, scratch(keys.size());
-    std::stable_sort(expected.begin(), expected.end(), [](std::uint64_t a, std::uint64_t b) {
-        return (a & simhash::index::kTidSortBits) < (b & simhash::index::kTidSortBits);
-    });
+    std::stable_sort(expected.begin(), expected.end(),
+                     [sorted](std::uint64_t a, std::uint64_t b) { return (a & sorted) < (b & sorted); });
     std::size_t polls = 0;
-    simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), [&] { ++polls; });
+    simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), bits, [&] { ++polls; });
     EXPECT_EQ(keys, expected);
     return polls;
 }
@@ -62,16 +62,15 @@ TEST(TidSort, PollsInEveryPass) {
     std::vector<std::uint64_t> keys(200000), scratch(keys.size());
     for (auto &k : keys) k = rng() & ((std::uint64_t{1} << 48) - 1);
     std::size_t polls = 0;
-    simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), [&] { ++polls; });
+    simhash::index::sort_tids(keys.data(), scratch.data(), keys.size(), simhash::index::kTidKeyBits, [&] { ++polls; });
     EXPECT_EQ(polls, 7u * 4u);
     EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
 }
 
-// A plain scan's keys: each TID with its hit's position in the top 16 bits.
-// Equal TIDs (a row found through two tables) keep their positions' order,
-// on both sides of the radix threshold. (The scan itself sorts fewer than
-// 256 hits, or more than 65,536, by comparison: either copy of a row may
-// stay, which is all it needs.)
+// Whole TIDs with a position in the top 16 bits. Equal TIDs (a row found
+// through two tables) keep their positions' order, on both sides of the
+// radix threshold. (The scan itself sorts fewer than 256 hits by comparison:
+// either copy of a row may stay, which is all it needs.)
 TEST(TidSort, CarriesTheTopBitsAndKeepsEqualKeysInOrder) {
     std::mt19937_64 rng(19);
     for (std::size_t n : {200, 5000, 65536}) {
@@ -80,6 +79,42 @@ TEST(TidSort, CarriesTheTopBitsAndKeepsEqualKeysInOrder) {
             keys[i] = tid(7000 + rng() % 50, 1 + rng() % 40) | (static_cast<std::uint64_t>(i) << 48);
         expect_sorted_like_std(keys);
     }
+}
+
+// A scan's TIDs in a few hundred blocks need 9 bits of offset (up to 291)
+// and 9 of block (the distance from block 6000): 18 bits, in the same order
+// as the whole TIDs, equal where they are equal.
+TEST(TidSort, PacksIntoTheFewestBitsKeepingOrder) {
+    std::mt19937_64 rng(23);
+    std::vector<std::uint64_t> keys;
+    keys.push_back(tid(6000, 291));
+    keys.push_back(tid(6299, 1));
+    for (int i = 0; i < 3000; ++i) keys.push_back(tid(6000 + rng() % 300, 1 + rng() % 291));
+    std::vector<std::uint64_t> packed = keys;
+    EXPECT_EQ(simhash::index::pack_tids(packed.data(), packed.size(), [] {}), 18);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        EXPECT_LT(packed[i], std::uint64_t{1} << 18);
+        std::size_t j = rng() % keys.size();
+        EXPECT_EQ(keys[i] < keys[j], packed[i] < packed[j]);
+        EXPECT_EQ(keys[i] == keys[j], packed[i] == packed[j]);
+    }
+    std::vector<std::uint64_t> one{tid(77, 1)}, none;
+    EXPECT_EQ(simhash::index::pack_tids(one.data(), one.size(), [] {}), 1);
+    EXPECT_EQ(one[0], 1u);
+    EXPECT_EQ(simhash::index::pack_tids(none.data(), none.size(), [] {}), 1);
+}
+
+// A streaming batch: 200,000 hits, more positions than 16 bits hold, above
+// TIDs packed into 22 bits; they come out in TID order, repeats in position
+// order.
+TEST(TidSort, SortsPackedKeysUnderWidePositions) {
+    std::mt19937_64 rng(29);
+    std::vector<std::uint64_t> keys(200000);
+    for (auto &k : keys) k = tid(100000 + rng() % 5000, 1 + rng() % 120);
+    int bits = simhash::index::pack_tids(keys.data(), keys.size(), [] {});
+    EXPECT_EQ(bits, 7 + 13);
+    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] |= static_cast<std::uint64_t>(i) << bits;
+    expect_sorted_like_std(keys, bits);
 }
 
 TEST(TidSort, AllEqualAndAlreadySorted) {
