@@ -125,8 +125,7 @@ struct ScanState {
     Pass *passes;
     int npasses;
     int pass;              // the first pass not yet finished
-    bool paused;           // passes[pass] stopped short of its range's end
-    sx::EntryKey resume;   // ... at this key, the high key of the last leaf read
+    bool paused;           // passes[pass] stopped short of its range's end (Pass::from)
     Size pause_at;         // 0: never pause
 };
 
@@ -230,11 +229,11 @@ struct Pass {
     int radius;
     int above, upto;
     uint32 hops;  // right-links followed: splits the parent or directory did not know of
-    // A streaming pass that paused resumes at `from`, the high key of the
-    // last leaf it read. Splits add leaf boundaries and nothing removes one,
-    // so the walk descends to the leaf that begins there, or to one left of
-    // it that a split made (through a stale directory): read no leaf whose
-    // high key is `from` or below.
+    // A streaming pass that paused (ScanState::paused) resumes at `from`, the
+    // high key of the last leaf it read. Splits add leaf boundaries and
+    // nothing removes one, so the walk descends to the leaf that begins
+    // there, or to one left of it that a split made (through a stale
+    // directory): read no leaf whose high key is `from` or below.
     bool resumed = false;
     sx::EntryKey from{0, 0, 0};
     // The prefixes of the probe passes of the same collect() run before this
@@ -473,7 +472,8 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         if (st->tbm && st->mvcc && st->nkeys >= kBitmapChunk) add_tids_to_bitmap(st);
         if (read_leaf && st->pause_at > 0 && st->n >= st->pause_at && has_high && high.key <= p.hi) {
             st->paused = true;
-            st->resume = high;
+            p.resumed = true;
+            p.from = high;
             return;
         }
         if (children) {
@@ -785,8 +785,6 @@ void next_stream_batch(Relation index, ScanState *st) {
     st->n = st->pos = 0;
     while (st->n == 0 && st->pass < st->npasses) {
         Pass &p = st->passes[st->pass];
-        p.resumed = st->paused;
-        p.from = st->resume;
         p.hops = 0;
         st->paused = false;
         st->pass += run_passes(index, &p, st->npasses - st->pass, st);
@@ -840,6 +838,8 @@ void start(IndexScanDesc scan) {
     st->recheck = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
     st->mvcc = IsMVCCSnapshot(scan->xs_snapshot);
     st->snapshot = scan->xs_snapshot;
+    // One ORDER BY distance, to a point: its rows can come nearest first.
+    bool by_distance = st->ordered && !st->order_null && st->norderbys == 1;
     if (st->nballs > 0) {
         Ball drive = st->balls[0];
         for (int b = 1; b < st->nballs; ++b)
@@ -855,7 +855,7 @@ void start(IndexScanDesc scan) {
         // first read and sorted them all for a LIMIT 10. Not when a smaller
         // ball elsewhere drives (the smallest radius): its probe reads less.
         bool nearest = false;
-        if (st->ordered && !st->order_null && st->norderbys == 1)
+        if (by_distance)
             for (int b = 0; b < st->nballs && !nearest; ++b)
                 nearest = st->balls[b].center == st->order_q && st->balls[b].radius == drive.radius;
         if (nearest) {
@@ -864,7 +864,7 @@ void start(IndexScanDesc scan) {
             return;
         }
         collect(scan->indexRelation, st, drive.center, drive.radius, -1, 64);
-    } else if (st->ordered && !st->order_null && st->norderbys == 1) {
+    } else if (by_distance) {
         start_nearest(st, 64);
         MemoryContextSwitchTo(old);
         return;
@@ -956,12 +956,10 @@ void release_pin(ScanState *st) {
 // leaves below it), and the search then descends from it. The same pin keeps
 // a non-MVCC scan's TID from being reused by an unrelated tuple before the
 // heap fetch.
-bool find_entry(Relation index, ScanState *st, const Hit &h) {
-    release_pin(st);
-    sx::EntryKey want = entry_key(h.key, const_cast<ItemPointer>(&h.tid));
-    Buffer buf = ReadBuffer(index, h.leaf);
-    LockBuffer(buf, BUFFER_LOCK_SHARE);
-    simhash_check_page(index, buf);
+//
+// find_entry searches from buf (share-locked: the hit's leaf, or the leaf
+// root that split) rightwards, and leaves the leaf that holds it pinned.
+bool find_entry(Relation index, ScanState *st, Buffer buf, const sx::EntryKey &want) {
     for (;;) {
         Page page = BufferGetPage(buf);
         if (!(page_opaque(page)->flags & kPageLeaf)) {
@@ -983,28 +981,29 @@ bool find_entry(Relation index, ScanState *st, const Hit &h) {
     return false;
 }
 
-// Checks hit i and the hits after it found in the same leaf (a streaming
-// index-only batch keeps the order its walk found them in) under one lock,
-// up to the first one missing there, and keeps that leaf pinned: each
-// present there is then held back from VACUUM as find_entry's is, without a
-// buffer lookup and a lock per row. (Stopping at a miss keeps the hits after
-// it from being checked again once find_entry has moved the pin, for each
-// miss: many misses follow a split that moved the leaf's upper half right.)
-void recheck_leaf(Relation index, ScanState *st, Size i) {
+// Whether hit i's entry is still in the index (see above). With it, checks
+// the hits after it found in the same leaf (a streaming index-only batch
+// keeps the order its walk found them in) under the same lock, up to the
+// first one missing there, and keeps that leaf pinned: each present there
+// is then held back from VACUUM as hit i is, without a buffer lookup and a
+// lock per row. (Stopping at a miss keeps the hits after it from being
+// checked again once find_entry has moved the pin, for each miss: many
+// misses follow a split that moved the leaf's upper half right.)
+bool recheck_leaf(Relation index, ScanState *st, Size i) {
     BlockNumber leaf = st->hits[i].leaf;
     Buffer buf = st->pinned;
+    st->pinned = InvalidBuffer;
+    st->verified_end = 0;
     if (!BufferIsValid(buf) || BufferGetBlockNumber(buf) != leaf) {
-        release_pin(st);
+        if (BufferIsValid(buf)) ReleaseBuffer(buf);
         // (Holding no pin on the index: a VACUUM may run to its end here.)
         simhash_test_pause();
         buf = ReadBuffer(index, leaf);
     }
-    st->pinned = InvalidBuffer;
     LockBuffer(buf, BUFFER_LOCK_SHARE);
     simhash_check_page(index, buf);
     Page page = BufferGetPage(buf);
     Size end = i;
-    // (A leaf root that split since is an internal page: find_entry descends.)
     if (page_opaque(page)->flags & kPageLeaf) {
         refuse_if_too_old(st, index, page);
         sx::Leaf entries = page_leaf(page);
@@ -1013,15 +1012,18 @@ void recheck_leaf(Relation index, ScanState *st, Size i) {
             if (!entries.contains(entry_key(h.key, &h.tid))) break;
         }
     }
+    if (end == i) {
+        const Hit &h = st->hits[i];
+        return find_entry(index, st, buf, entry_key(h.key, const_cast<ItemPointer>(&h.tid)));
+    }
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
     st->pinned = buf;
     st->verified_end = end;
+    return true;
 }
 
-// A hit not found in its leaf moved right (a split) or was removed (VACUUM).
 bool recheck_entry(Relation index, ScanState *st, Size i) {
-    if (i >= st->verified_end) recheck_leaf(index, st, i);
-    return i < st->verified_end || find_entry(index, st, st->hits[i]);
+    return i < st->verified_end || recheck_leaf(index, st, i);
 }
 
 // Search keys are <@ or =, ORDER BY keys <->. A key without a subtype (an
