@@ -210,9 +210,10 @@ double probe_fraction(const Layout &l, int k) noexcept;
 // after their own. Rotations (table t's blocks t, t + 1, ...) run backwards
 // for that; the other layouts run forwards: the combinations list the
 // remaining blocks in ascending order, and a two-level table starts with its
-// top group, as the tables before it in that group do. (Where the index's
-// directory shows one probe's range wider than another's, the scan runs the
-// narrowest first instead, keeping this order between equals.)
+// top group, as the tables before it in that group do. (Under an MVCC
+// snapshot, where the index's directory shows one probe's range wider than
+// another's, the scan runs the narrowest first instead, keeping this
+// order between equals.)
 void probe_order(const Layout &l, int *tables) noexcept;
 
 }  // namespace index

@@ -56,8 +56,8 @@ void sort_tids(std::uint64_t *keys, std::uint64_t *scratch, std::size_t n, int b
         std::stable_sort(keys, keys + n, [sorted](std::uint64_t a, std::uint64_t b) { return (a & sorted) < (b & sorted); });
         return;
     }
-    constexpr int kMaxBytes = 6;
-    const int nbytes = (bits + 7) / 8;
+    constexpr int kMaxBytes = kTidKeyBits / 8;
+    const int nbytes = std::min((bits + 7) / 8, kMaxBytes);
     std::size_t starts[kMaxBytes][256] = {};
     for (std::size_t i = 0; i < n; ++i) {
         if ((i & 0xFFFF) == 0) poll();
