@@ -71,6 +71,32 @@ for my $case (@cases)
 is($before{$_}, '3000', "$_: the old snapshot sees 3,000 rows within 3 bits")
   for ('bitmap scan', 'plain index scan', 'index-only scan');
 
+# An index-only scan reads each row's leaf again after its walk, to check the
+# entry is still there. This one, for a row to be deleted (radius 0: its walk
+# ends with its first batch), walks before the rows go, then waits at its
+# check (the extension's test pause, holding no pin on the index) until VACUUM
+# has removed them early: the check must refuse as the walk would.
+my ($holder, $checker);
+my $lock = 8080;
+if ($method eq 'simhash')
+{
+	my $one = "simhash_ball('" . $node->safe_psql('postgres', 'SELECT fp FROM changed WHERE id = 2') . "', 0)";
+	$holder = $node->background_psql('postgres');
+	$holder->query_safe("SELECT pg_advisory_lock($lock)");
+	$checker = $node->background_psql('postgres', on_error_stop => 0, timeout => 600);
+	$checker->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	$checker->query_safe("$off $index");
+	like($checker->query_safe("EXPLAIN (COSTS OFF) SELECT count(fp) FROM changed WHERE fp <@ $one"),
+		qr/Index Only Scan using changed_idx/, 'index-only check: planned');
+	cmp_ok($checker->query_safe("SELECT count(fp) FROM changed WHERE fp <@ $one"), '>=', 1,
+		'index-only check: the old snapshot sees the row');
+	$checker->query_until(qr/go/,
+		"SET simhash.test_pause_lock = $lock;\n\\echo go\nSELECT count(fp) FROM changed WHERE fp <@ $one;\n");
+	ok( $node->poll_query_until('postgres',
+			"SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)"),
+		'index-only check: the scan walked and waits before its first check');
+}
+
 # The rows go at once. A snapshot taken in the next minute records an xmin
 # past their deletion; a minute later VACUUM may remove what snapshots of
 # the first minute still see, and does.
@@ -97,6 +123,15 @@ for my $case (@cases)
 		  or diag("answered $out (before: $before{$label})");
 	}
 	$s->quit;
+}
+if ($method eq 'simhash')
+{
+	$holder->query_safe("SELECT pg_advisory_unlock($lock)");
+	my $out = $checker->query("SELECT 'done'");
+	like($checker->{stderr}, qr/snapshot too old/, 'index-only check: refused with "snapshot too old"')
+	  or diag("answered $out");
+	$checker->quit;
+	$holder->quit;
 }
 index_check($node, 'changed_idx', 1, 'after the early removal', method => $method);
 
