@@ -261,6 +261,11 @@ inline void simhash_test_pause() {
     if (unlikely(simhash_test_pause_lock != 0)) simhash_test_wait();
 }
 
+// ORDER BY fp <-> q returns the rows beyond max_distance in batches that
+// start at this many and double, each a sweep of one table (index_scan.cpp);
+// index_cost.cpp prices the sweeps.
+constexpr Size kFirstSweepBatch = 1024;
+
 // Callbacks, one file per group.
 extern "C" {
 IndexBuildResult *simhash_ambuild(Relation heap, Relation index, IndexInfo *info);

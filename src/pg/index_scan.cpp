@@ -66,7 +66,6 @@ struct Ball {
 // and the first rows beyond max_distance come after one sweep; each batch
 // doubles, and a sweep's re-reads the table.
 constexpr Size kFirstProbeBatch = 128;
-constexpr Size kFirstSweepBatch = 1024;
 
 // A streaming scan's first batch pauses at the end of the leaf that brings it
 // to kFirstStreamBatch hits: a LIMIT 1 or an EXISTS reads the first page of
