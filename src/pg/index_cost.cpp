@@ -78,37 +78,39 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
     }
     genericcostestimate(root, path, loop_count, &costs);
     double matches = costs.indexSelectivity * rows;
+    // (The tables share the pages evenly; the NULL list holds one short entry
+    // per NULL row, usually next to nothing.)
+    double table_pages = std::ceil(index->pages / static_cast<double>(meta.tables));
+    double sweep_cost = table_pages * seq_page_cost + rows * cpu_operator_cost;
     if (sweep) {
         // genericcostestimate's selectivity and startup cost (the qualifiers'
-        // arguments) are kept; its page and per-entry costs are replaced (the
-        // tables share the pages evenly; the NULL list holds one short entry
-        // per NULL row, usually next to nothing).
-        double pages = std::ceil(index->pages / static_cast<double>(meta.tables));
-        costs.numIndexPages = pages;
-        costs.indexTotalCost = costs.indexStartupCost + pages * seq_page_cost + rows * cpu_operator_cost +
-                               matches * 4 * cpu_tuple_cost;
+        // arguments) are kept; its page and per-entry costs are replaced.
+        costs.numIndexPages = table_pages;
+        costs.indexTotalCost = costs.indexStartupCost + sweep_cost + matches * 4 * cpu_tuple_cost;
     }
     // An index-only scan finds each match again in its leaf, pinned, before
     // returning it (recheck_entry): 0.37 us a match against a bitmap scan's
     // 0.18 at 100k rows. Unpriced, the planner kept index-only sweeps up to
     // k = 29, where they took 1.5x to 2.3x a sequential scan's time (k = 27 to 29).
     if (path->path.pathtype == T_IndexOnlyScan) costs.indexTotalCost += matches * 6 * cpu_tuple_cost;
+    int norderbys = list_length(path->indexorderbys);
+    // One ORDER BY distance and no qualifier: the rows beyond max_distance
+    // come in batches doubling from kFirstSweepBatch, each a sweep of one
+    // table pushing its rows through a bounded heap, so an answer read whole
+    // takes log2(matches / 1,024) sweeps. Unpriced, the planner took the
+    // index for a whole ORDER BY of 1M rows (800-850 ms, where the sequential
+    // scan and its sort took 210-225); it interpolates a LIMIT's share of
+    // this linearly. (Under a qualifier the scan may instead collect its
+    // rows once and sort them, when the ball is not around the ORDER BY
+    // point, which the plan does not tell here; such answers are few.)
+    if (norderbys == 1 && radius == -2) {
+        double sweeps = std::ceil(std::log2(matches / kFirstSweepBatch + 1));
+        costs.indexTotalCost += std::max(sweeps - 1, 0.0) * sweep_cost +
+                                matches * std::log2(std::max(matches, 2.0)) * cpu_operator_cost;
+    }
     // Ties of the first ORDER BY distance broken by the next: the scan
     // collects every row its qualifiers allow and sorts them before the first
     // is returned.
-    int norderbys = list_length(path->indexorderbys);
-    // One ORDER BY distance beyond max_distance: batches doubling from
-    // kFirstSweepBatch, each a sweep of one table pushing its rows through a
-    // bounded heap, so an answer read whole takes log2(matches / 1,024)
-    // sweeps. Unpriced, the planner took the index for a whole ORDER BY of
-    // 1M rows (800-850 ms, where the sequential scan and its sort took
-    // 210-225); the planner interpolates a LIMIT's share of this linearly.
-    if (norderbys == 1 && sweep) {
-        double sweeps = std::ceil(std::log2(matches / kFirstSweepBatch + 1));
-        double pages = std::ceil(index->pages / static_cast<double>(meta.tables));
-        costs.indexTotalCost += std::max(sweeps - 1, 0.0) * (pages * seq_page_cost + rows * cpu_operator_cost) +
-                                matches * std::log2(std::max(matches, 2.0)) * cpu_operator_cost;
-    }
     if (norderbys > 1) {
         costs.indexTotalCost += matches * std::log2(std::max(matches, 2.0)) * norderbys * cpu_operator_cost;
         costs.indexStartupCost = costs.indexTotalCost;

@@ -81,7 +81,7 @@ my $lock = 8080;
 if ($method eq 'simhash')
 {
 	my $one = "simhash_ball('" . $node->safe_psql('postgres', 'SELECT fp FROM changed WHERE id = 2') . "', 0)";
-	$holder = $node->background_psql('postgres');
+	$holder = $node->background_psql('postgres', timeout => 600);
 	$holder->query_safe("SELECT pg_advisory_lock($lock)");
 	$checker = $node->background_psql('postgres', on_error_stop => 0, timeout => 600);
 	$checker->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
