@@ -1,5 +1,6 @@
 #include "leaf_codec.hpp"
 
+#include "bit_width.hpp"
 #include "cpu_features.hpp"
 
 #include <algorithm>
@@ -20,7 +21,6 @@ __extension__ typedef unsigned __int128 u128;
 
 inline std::uint64_t low_mask(int bits) noexcept { return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1; }
 inline std::uint64_t high_mask(int bits) noexcept { return bits <= 0 ? 0 : ~std::uint64_t{0} << (64 - bits); }
-inline int bit_width(std::uint64_t v) noexcept { return v == 0 ? 0 : 64 - __builtin_clzll(v); }
 
 std::size_t segment_bytes(const PackedHeader &h) noexcept {
     return kPackedHeaderSize + h.directory_bytes() + (h.count * static_cast<std::size_t>(h.entry_bits()) + 7) / 8;

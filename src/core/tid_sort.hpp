@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "bit_width.hpp"
+
 namespace simhash::index {
 
 // Below this many keys a comparison sort is cheap and the counting pass's
@@ -22,8 +24,6 @@ constexpr std::size_t kTidSortMinRadix = 256;
 
 constexpr int kTidKeyBits = 48;
 constexpr std::uint64_t kTidSortBits = (std::uint64_t{1} << kTidKeyBits) - 1;
-
-inline int bits_needed(std::uint64_t v) { return v == 0 ? 0 : 64 - __builtin_clzll(v); }
 
 // Rewrites keys[0, n), 48-bit TID keys, as (block - least block) << offset
 // bits | offset, the fewest bits that keep their order, and returns how many
@@ -38,12 +38,12 @@ int pack_tids(std::uint64_t *keys, std::size_t n, Poll &&poll) {
         offsets |= keys[i] & 0xFFFF;
     }
     if (n == 0) return 1;
-    int offset_bits = std::max(bits_needed(offsets), 1);
+    int offset_bits = std::max(bit_width(offsets), 1);
     for (std::size_t i = 0; i < n; ++i) {
         if ((i & 0xFFFF) == 0) poll();
         keys[i] = ((keys[i] >> 16) - least) << offset_bits | (keys[i] & 0xFFFF);
     }
-    return offset_bits + bits_needed(most - least);
+    return offset_bits + bit_width(most - least);
 }
 
 // Sorts keys[0, n) by their low `bits` bits (1 to 48), stably; scratch holds

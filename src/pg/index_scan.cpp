@@ -766,7 +766,7 @@ void sort_hits_by_tid(ScanState *st) {
         for (Size i = 0; i < n; ++i) keys[i] = st->hits[i].rank & kTidBits;
         int bits = sx::pack_tids(keys, n, [] { CHECK_FOR_INTERRUPTS(); });
         // (Room for the positions unless the hits span terabytes of heap.)
-        if (bits + sx::bits_needed(n - 1) <= 64) {
+        if (bits + simhash::bit_width(n - 1) <= 64) {
             for (Size i = 0; i < n; ++i) keys[i] |= static_cast<uint64>(i) << bits;
             uint64 *scratch = static_cast<uint64 *>(MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n));
             sx::sort_tids(keys, scratch, n, bits, [] { CHECK_FOR_INTERRUPTS(); });
