@@ -1001,8 +1001,9 @@ void release_pin(ScanState *st) {
 // a non-MVCC scan's TID from being reused by an unrelated tuple before the
 // heap fetch.
 //
-// find_entry searches from buf (share-locked: the hit's leaf, or the leaf
-// root that split) rightwards, and leaves the leaf that holds it pinned.
+// find_entry goes on from buf (share-locked): the hit's leaf, already found
+// not to hold the entry (and tested against an old snapshot), or the leaf
+// root that split. It leaves the leaf that holds the entry pinned.
 bool find_entry(Relation index, ScanState *st, Buffer buf, const sx::EntryKey &want) {
     for (;;) {
         Page page = BufferGetPage(buf);
@@ -1010,19 +1011,21 @@ bool find_entry(Relation index, ScanState *st, Buffer buf, const sx::EntryKey &w
             BlockNumber root = BufferGetBlockNumber(buf);
             UnlockReleaseBuffer(buf);
             buf = simhash_find_leaf(index, root, want, false);
-            continue;
+        } else if (beyond_high(page, want)) {
+            buf = simhash_step_right(index, buf, BUFFER_LOCK_SHARE);
+        } else {
+            UnlockReleaseBuffer(buf);
+            return false;
         }
+        page = BufferGetPage(buf);
+        if (!(page_opaque(page)->flags & kPageLeaf)) continue;
         refuse_if_too_old(st, index, page);
         if (page_leaf(page).contains(want)) {
             LockBuffer(buf, BUFFER_LOCK_UNLOCK);
             st->pinned = buf;
             return true;
         }
-        if (!beyond_high(page, want)) break;
-        buf = simhash_step_right(index, buf, BUFFER_LOCK_SHARE);
     }
-    UnlockReleaseBuffer(buf);
-    return false;
 }
 
 // Whether hit i's entry is still in the index (see above). With it, checks
