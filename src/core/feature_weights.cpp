@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "error.hpp"
+#include "radix_guide.hpp"
 
 namespace simhash {
 
@@ -26,29 +27,12 @@ std::size_t sort_df_entries(DfEntry *entries, std::size_t count, InterruptCheck 
     return out;
 }
 
-int DocumentFrequencies::directory_bits(std::size_t count) noexcept {
-    int bits = 0;
-    while (bits < 24 && (std::size_t{1} << bits) < count) ++bits;
-    return bits;
-}
-
-void DocumentFrequencies::build_directory(const DfEntry *sorted, std::size_t count, int bits,
-                                          std::uint32_t *directory) noexcept {
-    const std::uint64_t buckets = std::uint64_t{1} << bits;
-    std::size_t i = 0;
-    for (std::uint64_t b = 0; b < buckets; ++b) {
-        while (i < count && bits > 0 && (sorted[i].hash >> (64 - bits)) < b) ++i;
-        directory[b] = static_cast<std::uint32_t>(i);
-    }
-    directory[buckets] = static_cast<std::uint32_t>(count);
-}
-
 std::uint64_t DocumentFrequencies::df(std::uint64_t hash) const noexcept {
     const DfEntry *first = entries_, *last = entries_ + count_;
-    if (directory_ != nullptr && bits_ > 0) {
-        const std::uint64_t b = hash >> (64 - bits_);
-        first = entries_ + directory_[b];
-        last = entries_ + directory_[b + 1];
+    if (guide_ != nullptr) {
+        const GuideSpan span = radix_guide_span(guide_, bits_, hash);
+        first = entries_ + span.first;
+        last = entries_ + span.last;
     }
     const DfEntry *it = std::lower_bound(first, last, hash, [](const DfEntry &e, std::uint64_t h) { return e.hash < h; });
     return it != last && it->hash == hash ? it->df : 0;

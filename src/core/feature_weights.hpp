@@ -23,25 +23,22 @@ struct DfEntry {
 std::size_t sort_df_entries(DfEntry *entries, std::size_t count, InterruptCheck interrupted = nullptr);
 
 // A read-only view of sorted entries plus the corpus' document count N, and
-// optionally a directory over them: directory[b] is the first entry whose hash's
-// top `bits` bits are >= b (2^bits + 1 values), so a lookup searches one bucket
-// of about one entry instead of the whole array. The view owns nothing and has
-// no destructor, so the glue may keep it in per-query memory.
+// optionally a radix guide to their hashes (radix_guide.hpp; the glue builds
+// it with kDfGuideBits at most: 2^24 slots, 64 MB), so a lookup searches about
+// one entry instead of the whole array. The view owns nothing and has no
+// destructor, so the glue may keep it in per-query memory.
 //
 // idf(feature) = ln(1 + N / df): always positive, so a feature in every document
 // still counts a little (ln 2), and the rarest count most. A feature the table has
 // never seen (or df = 0) is weighed as if df = 1: ln(1 + N). With N = 0 every idf
 // is ln 1 = 0 and the fingerprint of any document is 0.
+constexpr int kDfGuideBits = 24;
+
 class DocumentFrequencies {
 public:
     DocumentFrequencies(const DfEntry *sorted, std::size_t count, std::uint64_t documents,
-                        const std::uint32_t *directory = nullptr, int bits = 0) noexcept
-        : entries_(sorted), count_(count), documents_(documents), directory_(directory), bits_(bits) {}
-
-    // Directory size for `count` entries: about one entry per bucket, at most 2^24
-    // buckets. Entries beyond 2^32 - 1 cannot be indexed (the glue refuses them).
-    static int directory_bits(std::size_t count) noexcept;
-    static void build_directory(const DfEntry *sorted, std::size_t count, int bits, std::uint32_t *directory) noexcept;
+                        const std::uint32_t *guide = nullptr, int bits = 0) noexcept
+        : entries_(sorted), count_(count), documents_(documents), guide_(guide), bits_(bits) {}
 
     // df of a feature, 0 when absent.
     std::uint64_t df(std::uint64_t hash) const noexcept;
@@ -52,7 +49,7 @@ private:
     const DfEntry *entries_;
     std::size_t count_;
     std::uint64_t documents_;
-    const std::uint32_t *directory_;
+    const std::uint32_t *guide_;  // entries beyond 2^32 - 1 cannot be guided (the glue refuses them)
     int bits_;
 };
 

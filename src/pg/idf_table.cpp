@@ -14,6 +14,7 @@ extern "C" {
 #include <type_traits>
 
 #include "cpp_boundary.hpp"
+#include "radix_guide.hpp"
 
 namespace {
 
@@ -132,10 +133,10 @@ void load(IdfCache *cache, MemoryContext mcxt, Oid relid, const char *name) {
     if (count > PG_UINT32_MAX)
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("idf table \"%s\" has more than %u features", name, PG_UINT32_MAX)));
-    const int bits = simhash::DocumentFrequencies::directory_bits(count);
+    const int bits = simhash::radix_guide_bits(count, simhash::kDfGuideBits);
     std::uint32_t *directory = static_cast<std::uint32_t *>(
         MemoryContextAllocHuge(mcxt, ((std::size_t{1} << bits) + 1) * sizeof(std::uint32_t)));
-    simhash::DocumentFrequencies::build_directory(entries, count, bits, directory);
+    simhash::build_radix_guide(count, bits, [&](std::size_t i) { return entries[i].hash; }, directory);
     cache->entries = entries;
     cache->directory = directory;
     cache->bits = bits;

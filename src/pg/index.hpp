@@ -162,9 +162,11 @@ struct alignas(8) SimhashCache {
     uint32 start[sx::kMaxTables + 1];  // table t's entries: [start[t], start[t + 1])
     int16 child_level[sx::kMaxTables]; // level of the pages they point to; -1: none
     uint32 total;                      // entries over all tables
+    uint32 guide_start[sx::kMaxTables + 1]; // table t's radix guide to its lows: [guide_start[t], guide_start[t + 1])
+    int8 guide_bits[sx::kMaxTables];
     Oid ball_type;                     // found to be simhash_ball (simhash_reads_argument)
     // the entries follow, then their summaries, then the buffer each child
-    // was last read into
+    // was last read into, then the guides
 };
 static_assert(sizeof(SimhashCache) % alignof(SimhashDirEntry) == 0, "directory entries misaligned");
 static_assert(sizeof(SimhashDirEntry) % alignof(SimhashDirSummary) == 0, "directory summaries misaligned");
@@ -177,12 +179,17 @@ static inline SimhashDirSummary *simhash_cache_summaries(SimhashCache *cache) {
 static inline Buffer *simhash_cache_recent(SimhashCache *cache) {
     return reinterpret_cast<Buffer *>(simhash_cache_summaries(cache) + cache->total);
 }
+static inline uint32 *simhash_cache_guides(SimhashCache *cache) {
+    return reinterpret_cast<uint32 *>(simhash_cache_recent(cache) + cache->total);
+}
 struct SimhashDirectory {
     const SimhashDirEntry *entries;  // sorted by low
     const SimhashDirSummary *summaries;
     Buffer *recent;                  // the buffer entries[i].child was last read into, or InvalidBuffer
     uint32 n;                        // 0: none, descend from the root
     int child_level;
+    const uint32 *guide;             // a radix guide to the lows' keys (src/core/radix_guide.hpp)
+    int guide_bits;
 };
 
 // index_directory.cpp

@@ -244,7 +244,7 @@ struct Pass {
     int nearlier = 0;
     // This probe's prefix as fingerprint bits, to translate for later passes.
     uint64 fp_mask = 0, fp_prefix = 0;
-    SimhashDirectory dir{nullptr, nullptr, nullptr, 0, -1};  // the table's, set by run_passes
+    SimhashDirectory dir{nullptr, nullptr, nullptr, 0, -1, nullptr, 0};  // the table's, set by run_passes
 };
 
 // The least entry key a pass may report.

@@ -23,6 +23,7 @@
 
 #include "feature_weights.hpp"
 #include "pep_corpus.hpp"
+#include "radix_guide.hpp"
 #include "text_features.hpp"
 
 namespace fs = std::filesystem;
@@ -63,9 +64,9 @@ int main(int argc, char **argv) {
     std::vector<simhash::DfEntry> entries;
     for (const auto &[h, d] : df_map) entries.push_back(simhash::DfEntry{h, d});
     const std::size_t n_entries = simhash::sort_df_entries(entries.data(), entries.size());
-    const int bits = simhash::DocumentFrequencies::directory_bits(n_entries);
+    const int bits = simhash::radix_guide_bits(n_entries, simhash::kDfGuideBits);
     std::vector<std::uint32_t> directory((std::size_t{1} << bits) + 1);
-    simhash::DocumentFrequencies::build_directory(entries.data(), n_entries, bits, directory.data());
+    simhash::build_radix_guide(n_entries, bits, [&](std::size_t i) { return entries[i].hash; }, directory.data());
     const simhash::DocumentFrequencies df(entries.data(), n_entries, versions.size(), directory.data(), bits);
 
     const auto fixed_n = [](int n, bool idf, const simhash::DocumentFrequencies *d) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "feature_weights.hpp"
+#include "radix_guide.hpp"
 #include "text_features.hpp"
 
 namespace fs = std::filesystem;
@@ -45,9 +46,9 @@ int main(int argc, char **argv) {
     std::vector<simhash::DfEntry> entries;
     for (const auto &[h, d] : counts) entries.push_back(simhash::DfEntry{h, d});
     const std::size_t n = simhash::sort_df_entries(entries.data(), entries.size());
-    const int bits = simhash::DocumentFrequencies::directory_bits(n);
+    const int bits = simhash::radix_guide_bits(n, simhash::kDfGuideBits);
     std::vector<std::uint32_t> directory((std::size_t{1} << bits) + 1);
-    simhash::DocumentFrequencies::build_directory(entries.data(), n, bits, directory.data());
+    simhash::build_radix_guide(n, bits, [&](std::size_t i) { return entries[i].hash; }, directory.data());
     const simhash::DocumentFrequencies plain(entries.data(), n, texts.size());
     const simhash::DocumentFrequencies indexed(entries.data(), n, texts.size(), directory.data(), bits);
 

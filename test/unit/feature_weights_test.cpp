@@ -8,6 +8,7 @@
 
 #include "feature_hash.hpp"
 #include "feature_weights.hpp"
+#include "radix_guide.hpp"
 #include "jenkins_hash.hpp"
 #include "text_features.hpp"
 
@@ -205,7 +206,7 @@ TEST(KeepTopN, LengthRule) {
     EXPECT_THROW(simhash::top_n_for_length(-1), simhash::Error);
 }
 
-TEST(DocumentFrequencies, DirectoryLookupsEqualTheSearch) {
+TEST(DocumentFrequencies, GuidedLookupsEqualTheSearch) {
     // Hashes spread over the whole range and crowded into one bucket, some absent.
     std::vector<DfEntry> e;
     std::uint64_t x = 0x9E3779B97F4A7C15u;
@@ -216,9 +217,9 @@ TEST(DocumentFrequencies, DirectoryLookupsEqualTheSearch) {
     e.push_back(DfEntry{0, 7});
     e.push_back(DfEntry{~std::uint64_t{0}, 9});
     const std::size_t n = simhash::sort_df_entries(e.data(), e.size());
-    for (int bits : {0, 1, 5, DocumentFrequencies::directory_bits(n)}) {
+    for (int bits : {0, 1, 5, simhash::radix_guide_bits(n, simhash::kDfGuideBits)}) {
         std::vector<std::uint32_t> dir((std::size_t{1} << bits) + 1);
-        DocumentFrequencies::build_directory(e.data(), n, bits, dir.data());
+        simhash::build_radix_guide(n, bits, [&](std::size_t i) { return e[i].hash; }, dir.data());
         const DocumentFrequencies plain(e.data(), n, 100), indexed(e.data(), n, 100, dir.data(), bits);
         for (std::size_t i = 0; i < n; ++i) {
             ASSERT_EQ(indexed.df(e[i].hash), e[i].df);
@@ -226,7 +227,4 @@ TEST(DocumentFrequencies, DirectoryLookupsEqualTheSearch) {
             ASSERT_EQ(indexed.df(e[i].hash - 1), plain.df(e[i].hash - 1));
         }
     }
-    EXPECT_EQ(DocumentFrequencies::directory_bits(0), 0);
-    EXPECT_EQ(DocumentFrequencies::directory_bits(1000), 10);
-    EXPECT_EQ(DocumentFrequencies::directory_bits(std::size_t{1} << 30), 24);
 }
