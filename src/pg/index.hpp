@@ -269,8 +269,8 @@ inline void simhash_test_pause() {
 }
 
 // ORDER BY fp <-> q returns the rows beyond max_distance in batches that
-// start at this many and double, each a sweep of one table (index_scan.cpp);
-// index_cost.cpp prices the sweeps.
+// start at this many and double, each a sweep of one table (next_batch in
+// index_scan.cpp); index_cost.cpp prices the sweeps.
 constexpr Size kFirstSweepBatch = 1024;
 
 // Callbacks, one file per group.
