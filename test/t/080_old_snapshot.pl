@@ -1,8 +1,8 @@
 # old_snapshot_threshold: VACUUM may then remove rows that a snapshot older
 # than the threshold still sees. A scan under such a snapshot that reads a
-# leaf changed since must fail with "snapshot too old", as a B-tree scan does,
-# not return an answer short of the removed rows; one that reads only leaves
-# unchanged since its snapshot must answer.
+# page changed since (a leaf, or a root that split) must fail with "snapshot
+# too old", as a B-tree scan does, not return an answer short of the removed
+# rows; one that reads only leaves unchanged since its snapshot must answer.
 use strict;
 use warnings;
 use FindBin;
@@ -34,6 +34,24 @@ INSERT INTO $table SELECT g, CASE WHEN g % 2 = 0 THEN flip_bits(fp_of('c'), 'x' 
 	create_simhash_index($node, $method, $table, "${table}_idx", 3);
 	$node->safe_psql('postgres', "VACUUM ANALYZE $table");
 }
+# Every tree of this index is one leaf, its root, while the snapshots are
+# taken, so their scans keep no directory and walk from the roots. After
+# VACUUM has removed the near rows early, inserts of far rows split each root
+# into an internal page over new leaves. The far rows differ only in their
+# low 16 bits, so the downlinks' key summaries share the other 48, and rule
+# every leaf out for a query near fp_of('c'): the scan reads no leaf, and
+# only the test of the root itself can refuse it.
+$node->safe_psql('postgres', qq{
+CREATE TABLE split_root (id bigint, fp simhash64);
+INSERT INTO split_root SELECT g, CASE WHEN g % 2 = 0 THEN flip_bits(fp_of('c'), 'x' || g, (g % 4)::int)
+                                      ELSE (fp_of('far')::bigint # g)::simhash64 END
+  FROM generate_series(1, 200) g;
+});
+create_simhash_index($node, $method, 'split_root', 'split_root_idx', 3);
+$node->safe_psql('postgres', 'VACUUM ANALYZE split_root');
+is($node->safe_psql('postgres', "SELECT height FROM simhash_index_info('split_root_idx')"), '1',
+	'split root: each tree is one leaf')
+  if $method eq 'simhash';
 $node->safe_psql('postgres', 'CREATE TABLE control (v bigint); INSERT INTO control SELECT generate_series(1, 6000);
 CREATE INDEX control_idx ON control (v); VACUUM ANALYZE control');
 
@@ -51,6 +69,8 @@ my @cases = (
 		qr/Index Scan using changed_idx/],
 	['B-tree (the premise)', $index, 'SELECT count(v) FROM control WHERE v % 2 = 0 AND v > 0',
 		qr/Index (Only )?Scan using control_idx/],
+	['split root', $bitmap, "SELECT count(id) FROM split_root WHERE fp <@ $ball",
+		qr/Bitmap Index Scan on split_root_idx/],
 	['leaves unchanged', $bitmap, "SELECT count(id) FROM unchanged WHERE fp <@ $ball",
 		qr/Bitmap Index Scan on unchanged_idx/],
 );
@@ -70,6 +90,7 @@ for my $case (@cases)
 }
 is($before{$_}, '3000', "$_: the old snapshot sees 3,000 rows within 3 bits")
   for ('bitmap scan', 'plain index scan', 'index-only scan');
+is($before{'split root'}, '100', 'split root: the old snapshot sees 100 rows within 3 bits');
 
 # An index-only scan reads each row's leaf again after its walk, to check the
 # entry is still there. This one, for a row to be deleted (radius 0: its walk
@@ -100,14 +121,23 @@ if ($method eq 'simhash')
 # The rows go at once. A snapshot taken in the next minute records an xmin
 # past their deletion; a minute later VACUUM may remove what snapshots of
 # the first minute still see, and does.
-$node->safe_psql('postgres', 'DELETE FROM changed WHERE id % 2 = 0; DELETE FROM control WHERE v % 2 = 0');
+$node->safe_psql('postgres',
+	'DELETE FROM changed WHERE id % 2 = 0; DELETE FROM control WHERE v % 2 = 0; DELETE FROM split_root WHERE id % 2 = 0');
 sub next_minute { sleep(61 - time() % 60); return; }
 next_minute();
 $node->safe_psql('postgres', 'SELECT 1');
 next_minute();
-$node->safe_psql('postgres', 'VACUUM changed; VACUUM control');
+$node->safe_psql('postgres', 'VACUUM changed; VACUUM control; VACUUM split_root');
 is($node->safe_psql('postgres', "SELECT count(*) FROM changed WHERE fp <@ $ball"), '0',
 	'a new snapshot sees none of them');
+$node->safe_psql('postgres', qq{
+INSERT INTO split_root SELECT g, (fp_of('far')::bigint # g)::simhash64 FROM generate_series(201, 4200) g;
+});
+if ($method eq 'simhash')
+{
+	cmp_ok($node->safe_psql('postgres', "SELECT height FROM simhash_index_info('split_root_idx')"), '>', 1,
+		'split root: the roots split');
+}
 
 for my $case (@cases)
 {
