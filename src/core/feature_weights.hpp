@@ -22,18 +22,19 @@ struct DfEntry {
 // millions of entries take seconds; cancelled, the entries are left unusable.
 std::size_t sort_df_entries(DfEntry *entries, std::size_t count, InterruptCheck interrupted = nullptr);
 
+// The most bits of a document-frequency table's radix guide: 2^24 slots, 64 MB.
+constexpr int kDfGuideBits = 24;
+
 // A read-only view of sorted entries plus the corpus' document count N, and
-// optionally a radix guide to their hashes (radix_guide.hpp; the glue builds
-// it with kDfGuideBits at most: 2^24 slots, 64 MB), so a lookup searches about
-// one entry instead of the whole array. The view owns nothing and has no
+// optionally a radix guide to their hashes (radix_guide.hpp, at most
+// kDfGuideBits), so a lookup searches about one entry instead of the whole
+// array. The view owns nothing and has no
 // destructor, so the glue may keep it in per-query memory.
 //
 // idf(feature) = ln(1 + N / df): always positive, so a feature in every document
 // still counts a little (ln 2), and the rarest count most. A feature the table has
 // never seen (or df = 0) is weighed as if df = 1: ln(1 + N). With N = 0 every idf
 // is ln 1 = 0 and the fingerprint of any document is 0.
-constexpr int kDfGuideBits = 24;
-
 class DocumentFrequencies {
 public:
     DocumentFrequencies(const DfEntry *sorted, std::size_t count, std::uint64_t documents,

@@ -41,7 +41,7 @@ struct IdfCache {
     simhash::DfEntry *entries;
     std::size_t count;
     std::uint64_t documents;
-    std::uint32_t *directory;
+    std::uint32_t *guide;
     int bits;
 };
 static_assert(std::is_trivially_destructible<IdfCache>::value, "kept in fn_extra");
@@ -76,10 +76,10 @@ Oid resolve_table(const char *name) {
 void load(IdfCache *cache, MemoryContext mcxt, Oid relid, const char *name) {
     if (cache->entries != nullptr)
         pfree(cache->entries);
-    if (cache->directory != nullptr)
-        pfree(cache->directory);
+    if (cache->guide != nullptr)
+        pfree(cache->guide);
     cache->entries = nullptr;
-    cache->directory = nullptr;
+    cache->guide = nullptr;
     cache->count = 0;
     cache->documents = 0;
     std::size_t capacity = 1024;
@@ -134,11 +134,11 @@ void load(IdfCache *cache, MemoryContext mcxt, Oid relid, const char *name) {
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("idf table \"%s\" has more than %u features", name, PG_UINT32_MAX)));
     const int bits = simhash::radix_guide_bits(count, simhash::kDfGuideBits);
-    std::uint32_t *directory = static_cast<std::uint32_t *>(
+    std::uint32_t *guide = static_cast<std::uint32_t *>(
         MemoryContextAllocHuge(mcxt, ((std::size_t{1} << bits) + 1) * sizeof(std::uint32_t)));
-    simhash::build_radix_guide(count, bits, [&](std::size_t i) { return entries[i].hash; }, directory);
+    simhash::build_radix_guide(count, bits, [&](std::size_t i) { return entries[i].hash; }, guide);
     cache->entries = entries;
-    cache->directory = directory;
+    cache->guide = guide;
     cache->bits = bits;
     cache->count = count;
     cache->documents = documents;
@@ -167,5 +167,5 @@ simhash::DocumentFrequencies idf_table_for_call(FunctionCallInfo fcinfo, text *n
             cache->name = MemoryContextStrdup(mcxt, name);
         }
     }
-    return simhash::DocumentFrequencies(cache->entries, cache->count, cache->documents, cache->directory, cache->bits);
+    return simhash::DocumentFrequencies(cache->entries, cache->count, cache->documents, cache->guide, cache->bits);
 }

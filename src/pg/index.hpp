@@ -150,7 +150,7 @@ struct SimhashDirEntry {
 // The parent's summary of a directory child's keys as it was copied: inserts
 // since may have weakened it, so it only says that reading the parent again
 // could rule the child out (kept apart from the entries, which a probe's
-// binary search reads).
+// search reads).
 struct SimhashDirSummary {
     uint64 keys_and, keys_or;
 };

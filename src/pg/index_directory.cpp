@@ -199,6 +199,7 @@ SimhashDirectory simhash_directory(SimhashCache *cache, int table) {
 }
 
 size_t simhash_directory_find(const SimhashDirectory &dir, const sx::EntryKey &key) {
+    if (dir.n == 0) return 0;  // (a table without a directory has no guide either)
     // Entries before the span have smaller keys, so lows below `key`; entries
     // from its end have larger keys: the last low <= key is inside or just
     // before it.

@@ -54,6 +54,7 @@ constexpr Size kFirstProbeBatch = 128;
 // takes a bitmap scan there).
 constexpr Size kFirstStreamBatch = 64;
 constexpr Size kMinStreamBatch = Size{1} << 16;
+
 // The next batch of a streaming scan: its walk from where the last one
 // paused, until it pauses again or ends. In TID order, for the heap's sake
 // (an index-only scan's in the walk's).
@@ -209,6 +210,7 @@ void next_batch(IndexScanDesc scan) {
     }
     MemoryContextSwitchTo(old);
 }
+
 // Search keys are <@ or =, ORDER BY keys <->. A key without a subtype (an
 // exclusion constraint's check builds such keys) has the column's type.
 void check_argument(Relation index, ScanKey sk, bool ordering) {

@@ -15,6 +15,9 @@ extern "C" {
 
 #include "tid_sort.hpp"
 
+// (Hidden: the library's own calls between these files bind directly, not
+// through the PLT, and may be inlined.)
+#pragma GCC visibility push(hidden)
 namespace index_scan {
 
 struct Hit {
@@ -217,3 +220,4 @@ inline void refuse_if_too_old(const ScanState *st, Relation index, Page page) {
 }
 
 }  // namespace index_scan
+#pragma GCC visibility pop

@@ -335,7 +335,7 @@ size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *s
         return 1;
     }
     size_t first = simhash_directory_find(dir, first_key(p));
-    // (Both ends by binary search: a crowded prefix spans ~1,000 entries.)
+    // (Both ends through the guide: a crowded prefix spans ~1,000 entries.)
     size_t end = p.hi == ~uint64{0} ? dir.n : std::max<size_t>(first, simhash_directory_find(dir, {p.hi + 1, 0, 0}));
     while (end < dir.n && dir.entries[end].low.key <= p.hi) end++;
     Child *children = static_cast<Child *>(palloc(sizeof(Child) * (end - first)));
@@ -422,6 +422,7 @@ int run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
     static_cast<SimhashCache *>(index->rd_amcache)->hops += hops;
     return done;
 }
+
 namespace {
 
 // Skewed fingerprints can give one table's prefix range a thousand leaves and
@@ -451,6 +452,7 @@ void order_by_width(Relation index, Pass *passes, int npasses) {
             std::swap(passes[j], passes[j - 1]);
         }
 }
+
 }  // namespace
 
 // The passes that find every entry within `radius` of `center`: the prefix
