@@ -53,7 +53,8 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
     sx::Layout layout = simhash_layout(meta);
 
     double rows = index->rel->tuples > 0 ? index->rel->tuples : index->tuples;
-    int radius = -2;  // no qualifier
+    constexpr int kNoQualifier = -2;  // (clause_radius's unknown is -1)
+    int radius = kNoQualifier;
     ListCell *lc;
     foreach (lc, path->indexclauses) {
         IndexClause *ic = lfirst_node(IndexClause, lc);
@@ -103,7 +104,7 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
     // this linearly. (Under a qualifier the scan may instead collect its
     // rows once and sort them, when the ball is not around the ORDER BY
     // point, which the plan does not tell here; such answers are few.)
-    if (norderbys == 1 && radius == -2) {
+    if (norderbys == 1 && radius == kNoQualifier) {
         double sweeps = std::ceil(std::log2(matches / kFirstSweepBatch + 1));
         costs.indexTotalCost += std::max(sweeps - 1, 0.0) * sweep_cost +
                                 matches * std::log2(std::max(matches, 2.0)) * cpu_operator_cost;
