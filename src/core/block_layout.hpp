@@ -203,6 +203,53 @@ inline KeyRange prefix_range(std::uint64_t key, int bits) noexcept {
 // tables: above 1 a sweep of one table is cheaper than the probes.
 double probe_fraction(const Layout &l, int k) noexcept;
 
+// Where the probes at radius k look (multi-index hashing: Norouzi, Punjani and
+// Fleet, "Fast Search in Hamming Space with Multi-Index Hashing", CVPR 2012):
+// every pair within k has, in some table t, keys whose first bits[t] bits
+// differ in at most `slack` of them. Within max_distance that is the exact
+// prefix of prefix_bits(t, k) bits (slack 0). Beyond it, by pigeonhole over
+// the blocks:
+//   - single-level layouts: the B - K blocks with the fewest differences hold
+//     at most floor(k (B - K) / B) of them, and those blocks are some table's
+//     prefix (each set of B - K blocks is one table's; a rotation's is its
+//     first block);
+//   - two-level layouts (n = K + 1): some top block holds d <= floor(k / n)
+//     differences and some group of the blocks outside it at most
+//     floor((k - d) / n), together one table's prefix.
+struct ProbeShape {
+    int bits[kMaxTables];
+    int slack;
+};
+// 0 <= k <= 64.
+ProbeShape probe_shape(const Layout &l, int k) noexcept;
+
+// Prefixes within `slack` bit flips of a `bits`-bit prefix: the sum of
+// C(bits, i) for i <= slack, saturating at SIZE_MAX.
+std::size_t prefix_variants(int bits, int slack) noexcept;
+// The key ranges of the prefixes within `slack` flips of key's first `bits`
+// bits (1 <= bits <= 64), ascending; `out` holds prefix_variants(bits, slack).
+void variant_ranges(std::uint64_t key, int bits, int slack, KeyRange *out) noexcept;
+
+// How a scan at radius k reads the index: the probes of probe_shape, one
+// pass per table and prefix within the slack, or a sweep of one table.
+// Within max_distance it probes while probe_fraction(k) < 1. Beyond it, each
+// probe visits a leaf, at about kProbeCost of the time a sweep spends on one
+// of its `leaves` (one table's: 1M random rows, 0.5 ms for 548 probes against
+// 2.0-2.9 ms for a sweep of 1,200 leaves); the probes, plus the fraction of a
+// table they cover, must cost at most kProbeShareOfSweep of the sweep. (The
+// default layout at 1M random rows: k = 4..7 takes 68 probes, 8..11 548, and
+// from 12, where 2,788 probes took as long as the sweep, it sweeps.)
+struct ScanPlan {
+    bool sweep;
+    ProbeShape shape;
+    std::size_t probes;  // passes over prefix ranges, over all tables
+    double fraction;     // of one table the probes are expected to read
+};
+constexpr double kProbeCost = 0.4;
+constexpr double kProbeShareOfSweep = 0.8;
+constexpr std::size_t kMaxProbes = std::size_t{1} << 14;
+ScanPlan plan_scan(const Layout &l, int k, double leaves_per_table) noexcept;
+
 // The order in which a query's probes run. A later probe skips the subtrees
 // whose keys all lie in an earlier probe's prefix (those rows are reported
 // there), which it can tell only once the subtree's shared key bits cover

@@ -1,6 +1,7 @@
 // The index's layouts: fixed-size, so that the metapage stores them whole.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "block_layout.hpp"
 
@@ -117,6 +118,84 @@ double probe_fraction(const Layout &l, int k) noexcept {
     double sum = 0;
     for (int t = 0; t < l.tables; ++t) sum += std::ldexp(1.0, -prefix_bits(l, t, k));
     return sum;
+}
+
+namespace {
+
+// Manku's two-level layouts are the only ones with as many tables as blocks,
+// (K + 1)^2 of each (a rotation has K + 1 blocks, a set of B - K blocks per
+// table C(B, K) tables).
+bool is_two_level(const Layout &l) noexcept {
+    return two_level_tables(l.max_distance) > 0 && l.tables == l.blocks &&
+           l.blocks == two_level_tables(l.max_distance);
+}
+
+}  // namespace
+
+ProbeShape probe_shape(const Layout &l, int k) noexcept {
+    ProbeShape s{};
+    if (k <= l.max_distance) {
+        for (int t = 0; t < l.tables; ++t) s.bits[t] = prefix_bits(l, t, k);
+        return s;
+    }
+    const int prefix_blocks = l.guaranteed[l.max_distance];
+    if (is_two_level(l)) {
+        const int n = l.max_distance + 1;
+        for (int d = 0; d <= k / n; ++d) s.slack = std::max(s.slack, d + (k - d) / n);
+    } else {
+        s.slack = k * prefix_blocks / l.blocks;
+    }
+    for (int t = 0; t < l.tables; ++t) s.bits[t] = order_prefix_bits(l.split, l.order[t], prefix_blocks);
+    return s;
+}
+
+std::size_t prefix_variants(int bits, int slack) noexcept {
+    std::size_t sum = 0;
+    for (int i = 0; i <= std::min(slack, bits); ++i) {
+        const std::size_t c = binomial(bits, i);
+        if (c > SIZE_MAX - sum) return SIZE_MAX;
+        sum += c;
+    }
+    return sum;
+}
+
+void variant_ranges(std::uint64_t key, int bits, int slack, KeyRange *out) noexcept {
+    // Flip sets in the prefix's own bit positions (0 = its lowest), as
+    // positions picked in increasing order: pick[0] < pick[1] < ...
+    const int shift = 64 - bits;
+    std::size_t n = 0;
+    int pick[64];
+    for (int r = 0; r <= std::min(slack, bits); ++r) {
+        for (int i = 0; i < r; ++i) pick[i] = i;
+        for (;;) {
+            std::uint64_t flips = 0;
+            for (int i = 0; i < r; ++i) flips |= std::uint64_t{1} << (shift + pick[i]);
+            out[n++] = prefix_range(key ^ flips, bits);
+            int i = r - 1;
+            while (i >= 0 && pick[i] == bits - r + i) --i;
+            if (i < 0) break;
+            ++pick[i];
+            for (int j = i + 1; j < r; ++j) pick[j] = pick[j - 1] + 1;
+        }
+    }
+    std::sort(out, out + n, [](const KeyRange &a, const KeyRange &b) { return a.lo < b.lo; });
+}
+
+ScanPlan plan_scan(const Layout &l, int k, double leaves_per_table) noexcept {
+    ScanPlan p{};
+    p.shape = probe_shape(l, k);
+    for (int t = 0; t < l.tables; ++t) {
+        const std::size_t v = prefix_variants(p.shape.bits[t], p.shape.slack);
+        p.probes = v > SIZE_MAX - p.probes ? SIZE_MAX : p.probes + v;
+        p.fraction += static_cast<double>(v) * std::ldexp(1.0, -p.shape.bits[t]);
+    }
+    if (k <= l.max_distance)
+        p.sweep = p.fraction >= 1.0;
+    else
+        p.sweep = p.fraction >= 1.0 || p.probes > kMaxProbes ||
+                  kProbeCost * static_cast<double>(p.probes) + p.fraction * leaves_per_table >
+                      kProbeShareOfSweep * leaves_per_table;
+    return p;
 }
 
 int default_blocks(int max_distance, double rows) noexcept {

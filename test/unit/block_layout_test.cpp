@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -250,6 +251,137 @@ TEST(BlockLayout, ProbeFraction) {
     EXPECT_DOUBLE_EQ(probe_fraction(make_layout(3, 5), 3), 6.0 / (1 << 26) + 4.0 / (1 << 25));
     EXPECT_TRUE(std::isinf(probe_fraction(make_layout(3, 4), 4)));
     EXPECT_GT(probe_fraction(make_layout(32, 33), 32), 1.0);
+}
+
+// The probes' guarantee at every radius, within max_distance and beyond it,
+// over difference patterns of blocks (how many bits differ in each): some
+// table's first blocks, of probe_shape's bits, hold at most its slack of the
+// differences, and two fingerprints differing so show it in that table's
+// keys. The patterns: k differences spread evenly from each block, laid one
+// at a time into random blocks with room, and, for layouts of at most 5
+// blocks up to k = 16, all of them.
+TEST(BlockLayout, ProbeShapeFindsEveryPairAtEveryRadius) {
+    std::mt19937_64 rng(11);
+    for_each_layout([&](const Layout &l) {
+        const int B = l.blocks;
+        for (int k = 0; k <= 64; ++k) {
+            const ProbeShape shape = probe_shape(l, k);
+            const int m = l.guaranteed[std::min(k, l.max_distance)];
+            auto check = [&](const int *count) {
+                std::uint64_t a = rng(), b = a;
+                for (int blk = 0; blk < B; ++blk) {
+                    const int w = l.split.width[blk], from = static_cast<int>(rng() % w);
+                    for (int i = 0; i < count[blk]; ++i) b ^= std::uint64_t{1} << (l.split.shift[blk] + (from + i) % w);
+                }
+                for (int t = 0; t < l.tables; ++t) {
+                    int in_prefix = 0;
+                    for (int i = 0; i < m; ++i) in_prefix += count[l.order[t][i]];
+                    if (in_prefix > shape.slack) continue;
+                    EXPECT_EQ(order_prefix_bits(l.split, l.order[t], m), shape.bits[t]);
+                    std::uint64_t x = table_key(l, t, a) ^ table_key(l, t, b);
+                    EXPECT_LE(__builtin_popcountll(shape.bits[t] == 0 ? 0 : x >> (64 - shape.bits[t])), shape.slack);
+                    return true;
+                }
+                ADD_FAILURE() << "K=" << l.max_distance << " blocks=" << B << " tables=" << l.tables << " k=" << k;
+                return false;
+            };
+            int count[kMaxIndexBlocks];
+            for (int start = 0; start < B; ++start) {
+                std::fill(count, count + B, 0);
+                for (int placed = 0, blk = start; placed < k; blk = (blk + 1) % B)
+                    if (count[blk] < l.split.width[blk]) count[blk]++, placed++;
+                if (!check(count)) return;
+            }
+            for (int trial = 0; trial < 40; ++trial) {
+                std::fill(count, count + B, 0);
+                for (int placed = 0; placed < k;) {
+                    int blk = static_cast<int>(rng() % B);
+                    if (count[blk] < l.split.width[blk]) count[blk]++, placed++;
+                }
+                if (!check(count)) return;
+            }
+            if (B > 5 || k > 16) continue;
+            // Every pattern: count[] as a mixed-radix number.
+            std::fill(count, count + B, 0);
+            for (bool more = true; more;) {
+                int sum = 0;
+                for (int blk = 0; blk < B; ++blk) sum += count[blk];
+                if (sum == k && !check(count)) return;
+                more = false;
+                for (int blk = 0; blk < B && !more; ++blk) {
+                    if (count[blk] < std::min<int>(l.split.width[blk], k)) {
+                        count[blk]++;
+                        more = true;
+                    } else {
+                        count[blk] = 0;
+                    }
+                }
+            }
+        }
+    });
+}
+
+TEST(BlockLayout, ProbeShapeBeyondMaxDistance) {
+    Layout l = make_layout(3, 4);  // 4 rotations of 16-bit blocks
+    for (int k = 0; k <= 3; ++k) EXPECT_EQ(probe_shape(l, k).slack, 0);
+    EXPECT_EQ(probe_shape(l, 3).bits[0], 16);
+    EXPECT_EQ(probe_shape(l, 1).bits[0], 48);
+    for (int k = 4; k <= 7; ++k) {
+        EXPECT_EQ(probe_shape(l, k).slack, 1);
+        EXPECT_EQ(probe_shape(l, k).bits[2], 16);
+    }
+    EXPECT_EQ(probe_shape(l, 8).slack, 2);
+    EXPECT_EQ(probe_shape(make_layout(3, 5), 5).slack, 2);  // 2 of 5 blocks: 25 or 26 bits
+    EXPECT_EQ(probe_shape(make_layout(3, 5), 5).bits[0], 25);
+    EXPECT_EQ(probe_shape(make_two_level_layout(3), 4).slack, 1);  // 28 bits
+    EXPECT_EQ(probe_shape(make_two_level_layout(3), 8).slack, 3);
+}
+
+TEST(BlockLayout, VariantRangesAreThePrefixesWithinTheSlack) {
+    std::mt19937_64 rng(5);
+    for (int bits = 1; bits <= 10; ++bits)
+        for (int slack = 0; slack <= 4; ++slack) {
+            const std::uint64_t key = rng();
+            const std::size_t n = prefix_variants(bits, slack);
+            std::vector<KeyRange> got(n);
+            variant_ranges(key, bits, slack, got.data());
+            std::vector<KeyRange> want;
+            const std::uint64_t own = key >> (64 - bits);
+            for (std::uint64_t p = 0; p < (std::uint64_t{1} << bits); ++p)
+                if (__builtin_popcountll(p ^ own) <= slack) want.push_back(prefix_range(p << (64 - bits), bits));
+            ASSERT_EQ(got.size(), want.size()) << bits << " " << slack;
+            for (std::size_t i = 0; i < n; ++i) {
+                EXPECT_EQ(got[i].lo, want[i].lo) << bits << " " << slack << " " << i;
+                EXPECT_EQ(got[i].hi, want[i].hi) << bits << " " << slack << " " << i;
+            }
+        }
+    EXPECT_EQ(prefix_variants(16, 1), 17u);
+    EXPECT_EQ(prefix_variants(16, 2), 137u);
+    EXPECT_EQ(prefix_variants(3, 5), 8u);
+    KeyRange whole[1];
+    variant_ranges(42, 64, 0, whole);
+    EXPECT_EQ(whole[0].lo, 42u);
+    EXPECT_EQ(whole[0].hi, 42u);
+}
+
+TEST(BlockLayout, PlanScanProbesWhileCheaperThanASweep) {
+    Layout l = make_layout(3, 4);
+    const double leaves = 1200;  // 1M random rows
+    EXPECT_FALSE(plan_scan(l, 3, leaves).sweep);
+    EXPECT_EQ(plan_scan(l, 3, leaves).probes, 4u);
+    EXPECT_FALSE(plan_scan(l, 3, 1).sweep);  // within max_distance: the probes, however small
+    ScanPlan six = plan_scan(l, 6, leaves);
+    EXPECT_FALSE(six.sweep);
+    EXPECT_EQ(six.probes, 68u);
+    EXPECT_DOUBLE_EQ(six.fraction, 68.0 / 65536);
+    EXPECT_FALSE(plan_scan(l, 11, leaves).sweep);
+    EXPECT_EQ(plan_scan(l, 11, leaves).probes, 548u);
+    EXPECT_TRUE(plan_scan(l, 12, leaves).sweep);
+    EXPECT_FALSE(plan_scan(l, 6, 141).sweep);  // 110,000 rows
+    EXPECT_TRUE(plan_scan(l, 8, 141).sweep);
+    EXPECT_TRUE(plan_scan(l, 6, 20).sweep);  // a small index: one sweep reads less
+    EXPECT_TRUE(plan_scan(make_layout(32, 33), 32, 1e6).sweep);
+    EXPECT_TRUE(plan_scan(make_layout(3, 4), 40, 1e9).sweep);  // too many probes
 }
 
 // A later probe skips subtrees on an earlier probe's prefix once the keys it
