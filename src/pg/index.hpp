@@ -258,11 +258,12 @@ constexpr int64 kPhaseWriteTables = 3;
 void simhash_register_reloptions();
 extern "C" bytea *simhash_amoptions(Datum reloptions, bool validate);
 
-// simhash.test_pause_lock (src/pg/test_pause.cpp): defined at load; the
-// pause itself, inline so that an insert pays one test of an integer when no
-// test set it.
-void simhash_define_test_pause();
+// The settings for tests (src/pg/test_hooks.cpp), defined at load:
+// simhash.test_pause_lock, and the pause itself, inline so that an insert
+// pays one test of an integer when no test set it; simhash.test_probe_always.
+void simhash_define_test_hooks();
 extern int simhash_test_pause_lock;
+extern bool simhash_test_probe_always;
 void simhash_test_wait();
 inline void simhash_test_pause() {
     if (unlikely(simhash_test_pause_lock != 0)) simhash_test_wait();

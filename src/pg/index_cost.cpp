@@ -69,11 +69,17 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
 
     GenericCosts costs;
     memset(&costs, 0, sizeof(costs));
-    bool sweep = radius < 0 || sx::probe_fraction(layout, radius) >= 1.0;
+    // (The same plan as the scan's, from the planner's page count.)
+    double leaves = index->pages / static_cast<double>(meta.tables);
+    sx::ScanPlan plan{};
+    bool sweep = radius < 0 || (plan = sx::plan_scan(layout, radius, leaves)).sweep;
     if (!sweep) {
         List *quals = get_quals_from_indexclauses(path->indexclauses);
         double matches = clauselist_selectivity(root, quals, index->rel->relid, JOIN_INNER, nullptr) * rows;
-        costs.numIndexTuples = meta.tables * matches + rows * sx::probe_fraction(layout, radius) + meta.tables;
+        costs.numIndexTuples = meta.tables * matches + rows * plan.fraction + meta.tables;
+        // Beyond max_distance each of the many probes reads a leaf at least.
+        if (radius > meta.max_distance && index->pages > 0)
+            costs.numIndexTuples += static_cast<double>(plan.probes) * index->tuples / index->pages;
     } else {
         costs.numIndexTuples = rows;
     }

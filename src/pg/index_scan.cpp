@@ -37,8 +37,8 @@ namespace {
 // ORDER BY without a qualifier, or under a ball around its point, returns its
 // rows in batches, each the `batch` nearest entries after the last one
 // returned, kept in a bounded max-heap: first from the probes, up to
-// max_distance (or the ball's radius), then from sweeps of table 0 (up to the
-// ball's). So a LIMIT 10 among thousands of near-duplicates reads their keys
+// max_distance (or the ball's radius, where probing that far reads less than
+// a sweep), then from sweeps of table 0 (up to the ball's). So a LIMIT 10 among thousands of near-duplicates reads their keys
 // but collects few of them (the heap's farthest entry narrows the radius),
 // and the first rows beyond max_distance come after one sweep; each batch
 // doubles, and a sweep's re-reads the table.
@@ -80,9 +80,8 @@ void next_stream_batch(Relation index, ScanState *st) {
 void start_stream(Relation index, ScanState *st, const Ball &drive) {
     SimhashMeta meta = simhash_read_meta(index);
     st->layout = simhash_layout(meta);
-    st->passes = static_cast<Pass *>(palloc(sizeof(Pass) * sx::kMaxTables));
-    uint64 *earlier;  // freed with the scan's memory
-    st->npasses = plan_passes(index, st, meta, st->layout, drive.center, drive.radius, -1, 64, st->passes, &earlier);
+    // (The passes are freed with the scan's memory.)
+    st->npasses = plan_passes(index, st, meta, st->layout, drive.center, drive.radius, -1, 64, &st->passes);
     st->streaming = true;
     st->pass = 0;
     st->paused = false;
@@ -92,14 +91,19 @@ void start_stream(Relation index, ScanState *st, const Ball &drive) {
 
 // ORDER BY fp <-> q: nearest first, in batches (next_batch), none beyond
 // max_radius; the NULL rows last, unless a qualifier excludes them. Rank 0
-// is below every hit's.
-void start_nearest(ScanState *st, int max_radius) {
+// is below every hit's. The probes reach max_distance, or a ball's radius
+// beyond it where probing that far reads less than a sweep.
+void start_nearest(Relation index, ScanState *st, int max_radius) {
     st->probing = true;
     st->exhausted = false;
     st->after.rank = 0;
     st->batch = 0;
     st->max_radius = Min(max_radius, 64);
     st->nulls_left = st->nballs == 0;
+    SimhashMeta meta = simhash_read_meta(index);
+    st->probe_radius = Min(meta.max_distance, st->max_radius);
+    if (st->nballs > 0 && st->max_radius > meta.max_distance && probes_at(index, simhash_layout(meta), st->max_radius))
+        st->probe_radius = st->max_radius;
 }
 
 void start(IndexScanDesc scan) {
@@ -140,13 +144,13 @@ void start(IndexScanDesc scan) {
             for (int b = 0; b < st->nballs && !nearest; ++b)
                 nearest = st->balls[b].center == st->order_q && st->balls[b].radius == drive.radius;
         if (nearest) {
-            start_nearest(st, drive.radius);
+            start_nearest(scan->indexRelation, st, drive.radius);
             MemoryContextSwitchTo(old);
             return;
         }
         collect(scan->indexRelation, st, drive.center, drive.radius, -1, 64);
     } else if (by_distance) {
-        start_nearest(st, 64);
+        start_nearest(scan->indexRelation, st, 64);
         MemoryContextSwitchTo(old);
         return;
     } else {
@@ -159,8 +163,8 @@ void start(IndexScanDesc scan) {
 }
 
 // The next batch: a streaming scan's, or the nearest rows beyond those
-// returned: from the probes while rows within max_distance (and max_radius)
-// may remain, then from sweeps of table 0 up to max_radius.
+// returned: from the probes while rows within their reach (probe_radius) may
+// remain, then from sweeps of table 0 up to max_radius.
 void next_batch(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
@@ -186,9 +190,8 @@ void next_batch(IndexScanDesc scan) {
         st->cap = batch;
     }
     st->batch = batch;
-    // The probes reach max_distance; a sweep, every row; neither beyond max_radius.
-    int max_distance = simhash_read_meta(scan->indexRelation).max_distance;
-    int radius = st->probing ? Min(max_distance, st->max_radius) : st->max_radius;
+    // The probes reach probe_radius; a sweep, every row; neither beyond max_radius.
+    int radius = st->probing ? st->probe_radius : st->max_radius;
     collect(scan->indexRelation, st, st->order_q, radius, -1, radius);
     // A heap that did not fill holds every remaining hit of its range. (A
     // non-MVCC probe may hold a row twice, from two tables: same rank, so
@@ -200,7 +203,7 @@ void next_batch(IndexScanDesc scan) {
     if (full) {
         st->after = st->hits[st->n - 1];
     } else if (st->probing && radius < st->max_radius) {
-        // Beyond max_distance, from sweeps.
+        // Beyond the probes' reach, from sweeps.
         st->probing = false;
         st->batch = 0;
         ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);

@@ -46,6 +46,15 @@ struct Ball {
 
 struct Pass;
 
+// The rows a table's probe passes report: those whose key there has, under
+// `mask` (the table's probe prefix), at most `slack` bits differing from
+// `prefix` (the query's); each pass of that table takes one prefix within
+// the slack. Written in bits of another table's keys.
+struct EarlierTable {
+    uint64 mask, prefix;
+    int slack;
+};
+
 struct ScanState {
     MemoryContext hits_cxt;
     IndexTuple itup;  // index-only scans: the tuple returned last (in hits_cxt)
@@ -66,6 +75,7 @@ struct ScanState {
     bool exhausted;   // no more batches once the hits run out
     bool nulls_left;  // then the NULL rows (distance NULL sorts last)
     int max_radius;   // ORDER BY batches: no farther (a qualifier's ball around the ORDER BY point)
+    int probe_radius; // ORDER BY batches: the probes' reach, then sweeps
     Hit after;        // batches keep only (distance, TID) greater than this
     Size batch;       // > 0 while filling a bounded heap
     Hit *hits;
@@ -130,15 +140,12 @@ struct Pass {
     // directory): read no leaf whose high key is `from` or below.
     bool resumed = false;
     sx::EntryKey from{0, 0, 0};
-    // The prefixes of the probe passes of the same collect() run before this
-    // one (see found_earlier), as (mask, prefix) pairs of bits of this pass's
-    // keys: the rows such a pass reports are those whose key here has the
-    // prefix under the mask. Translated once per collect() (each ORDER BY
-    // batch's too), as a walk tests them for every subtree and leaf it reads.
-    const uint64 *earlier = nullptr;
+    // The tables whose probe passes of the same collect() all ran before this
+    // one (see found_earlier), in bits of this pass's keys. Translated once per
+    // collect() (each ORDER BY batch's too), as a walk tests them for every
+    // subtree and leaf it reads.
+    const EarlierTable *earlier = nullptr;
     int nearlier = 0;
-    // This probe's prefix as fingerprint bits, to translate for later passes.
-    uint64 fp_mask = 0, fp_prefix = 0;
     SimhashDirectory dir{nullptr, nullptr, nullptr, 0, -1, nullptr, 0};  // the table's, set by run_passes
 };
 
@@ -200,8 +207,15 @@ void sort_hits_by_tid(ScanState *st);
 void finish_hits(ScanState *st);
 
 // index_walk.cpp
+// The passes that find every entry within `radius` of `center`, in
+// *passes (palloc'd, with what they share; the caller frees it with
+// free_passes).
 int plan_passes(Relation index, const ScanState *st, const SimhashMeta &meta, const sx::Layout &layout, uint64 center,
-                int radius, int above, int upto, Pass *passes, uint64 **earlier);
+                int radius, int above, int upto, Pass **passes);
+void free_passes(Pass *passes);
+// Whether a scan at `radius` probes rather than sweeps (sx::plan_scan on this
+// index's size).
+bool probes_at(Relation index, const sx::Layout &layout, int radius);
 int run_passes(Relation index, Pass *passes, int npasses, ScanState *st);
 void collect(Relation index, ScanState *st, uint64 center, int radius, int above, int upto);
 void collect_nulls(Relation index, ScanState *st);

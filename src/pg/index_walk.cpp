@@ -22,16 +22,19 @@ namespace {
 sx::EntryKey first_key(const Pass &p) { return p.resumed ? p.from : sx::EntryKey{p.lo, 0, 0}; }
 
 // Whether an earlier probe pass of the same scan reports the row of `key`:
-// its key there lies in that pass's prefix range. A row within k of the
-// query shares a prefix with it in several tables (most near-duplicates in
-// three of four), so without this every later pass would collect it again
+// its key there lies in one of that table's probe ranges. A row within k of
+// the query shares a prefix with it in several tables (most near-duplicates
+// in three of four), so without this every later pass would collect it again
 // for finish_hits to drop. Exact only under an MVCC snapshot: a row the
 // snapshot sees was committed before it, so its entries were in every table
 // before the scan began (a dirty snapshot can see an insert that has reached
 // only some tables, hence `earlier` is set for MVCC scans only).
 bool found_earlier(const Pass &p, uint64 key) {
-    for (int u = 0; u < p.nearlier; ++u)
-        if (((key ^ p.earlier[2 * u + 1]) & p.earlier[2 * u]) == 0) return true;
+    for (int u = 0; u < p.nearlier; ++u) {
+        const EarlierTable &e = p.earlier[u];
+        uint64 x = (key ^ e.prefix) & e.mask;
+        if (x == 0 || (e.slack > 0 && __builtin_popcountll(x) <= e.slack)) return true;
+    }
     return false;
 }
 
@@ -41,30 +44,34 @@ uint64 shared_bits(uint64 a, uint64 b) {
     return common == 0 ? 0 : ~uint64{0} << (64 - common);
 }
 
-// What an earlier probe pass of the same scan tells of the keys of a range
+// What the earlier probe passes of the same scan tell of the keys of a range
 // that share the bits `shared` of key a: kAllFoundEarlier when those bits
-// fix an earlier probe's whole prefix to the query's (every such key is
-// found_earlier), else how many bits, outside the shared ones, each key the
-// pass must report still differs from the query in. A key this pass reports
-// is in no earlier probe's range, so it differs from the query somewhere in
-// each earlier prefix; where the shared bits show no difference there, it is
-// in the prefix's other bits. Prefixes of different tables may overlap (two
-// of five blocks), so only those whose other bits are disjoint count one
-// each. Where many rows share bits that lead one table's keys and trail
-// another's, the second probe's range is as wide as the first's, but its
-// subtrees lie inside the first's prefix, or differ from the query in it.
+// leave some earlier table's prefix within its slack of the query's (every
+// such key is found_earlier), else how many bits, outside the shared ones,
+// each key the pass must report still differs from the query in. A key this
+// pass reports is in none of an earlier table's probe ranges, so it differs
+// from the query in more than that table's slack of its prefix bits; those
+// the shared bits do not show are in the prefix's other bits. Prefixes of
+// different tables may overlap (two of five blocks), so only those whose
+// other bits are disjoint count. Where many rows share bits that lead one
+// table's keys and trail another's, the second probe's range is as wide as
+// the first's, but its subtrees lie inside the first's prefix, or differ
+// from the query in it.
 constexpr int kAllFoundEarlier = -1;
 int earlier_differences(const Pass &p, uint64 a, uint64 shared) {
     uint64 counted = 0;
     int differences = 0;
     for (int u = 0; u < p.nearlier; ++u) {
-        uint64 mask = p.earlier[2 * u], prefix = p.earlier[2 * u + 1];
-        if (((a ^ prefix) & mask & shared) != 0) continue;  // a shared bit differs: counted already
-        uint64 open = mask & ~shared;
-        if (open == 0) return kAllFoundEarlier;
+        const EarlierTable &e = p.earlier[u];
+        uint64 known = (a ^ e.prefix) & e.mask & shared;
+        int seen = known == 0 ? 0 : __builtin_popcountll(known);
+        if (seen > e.slack) continue;  // differences enough on shared bits: counted already
+        uint64 open = e.mask & ~shared;
+        int needed = e.slack + 1 - seen;
+        if (open == 0 || (needed > 1 && __builtin_popcountll(open) < needed)) return kAllFoundEarlier;
         if ((open & counted) == 0) {
             counted |= open;
-            differences++;
+            differences += needed;
         }
     }
     return differences;
@@ -368,20 +375,19 @@ size_t first_children(const Pass &p, const SimhashMeta &meta, const ScanState *s
 // and (at the usual bucket widths) the bucket directory.
 constexpr size_t kLeafHeadBytes = 256;
 
-}  // namespace
-
-// Runs the passes (one per table at most), from the directory or a root
+// Runs up to kPassGroup passes, from the directory or a root
 // (first_children). A probe's leaves, one per table, are rarely in the CPU
 // cache at 10M rows, and each is a chain of misses (page header, directory,
 // entries): the chains run side by side, by first pinning every pass's first
 // page and loading its head, then loading the entries each will read, and
 // only then reading any. Returns how many passes it finished: fewer when a
 // streaming scan paused (st->paused).
-int run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
+constexpr int kPassGroup = 16;
+int run_group(Relation index, Pass *passes, int npasses, ScanState *st) {
     SimhashCache *cache = simhash_cache(index);
-    Child *children[sx::kMaxTables + 1];
-    size_t nchildren[sx::kMaxTables + 1];
-    Buffer first[sx::kMaxTables + 1];
+    Child *children[kPassGroup];
+    size_t nchildren[kPassGroup];
+    Buffer first[kPassGroup];
     uint32 hops = 0;
     for (int i = 0; i < npasses; ++i) {
         passes[i].dir = simhash_directory(cache, passes[i].table);
@@ -423,89 +429,134 @@ int run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
     return done;
 }
 
+}  // namespace
+
+// Runs the passes in groups of kPassGroup: a probe beyond max_distance may
+// have hundreds, and a group's first pages are pinned together.
+int run_passes(Relation index, Pass *passes, int npasses, ScanState *st) {
+    int done = 0;
+    while (done < npasses && !st->paused) done += run_group(index, passes + done, std::min(npasses - done, kPassGroup), st);
+    return done;
+}
+
 namespace {
 
 // Skewed fingerprints can give one table's prefix range a thousand leaves and
 // another's one (a k = 6 probe of the PEP fingerprints read 70 leaves of one
 // table, 1 of another). A probe rules out more of its subtrees the more probes
 // ran before it (earlier_differences: each earlier prefix is one more bit in
-// which a row it must report differs), so the probes run from the narrowest
-// range to the widest, by the directory entries each range spans (pages of
-// one level in every table, else no order is drawn); ties keep probe_order.
-// (Ordering by widths within a factor of two as equal read 1.4-2.7% more
-// pages of the PEP fingerprints' index; on random data widths differ by a
-// page boundary at most, and the pages read were the same either way.)
-void order_by_width(Relation index, Pass *passes, int npasses) {
+// which a row it must report differs), so the tables' probes run from the
+// narrowest range to the widest, by the directory entries the query's own
+// prefix spans in each (pages of one level in every table, else no order is
+// drawn); ties keep probe_order. (Ordering by widths within a factor of two
+// as equal read 1.4-2.7% more pages of the PEP fingerprints' index; on random
+// data widths differ by a page boundary at most, and the pages read were the
+// same either way.)
+void order_by_width(Relation index, const sx::Layout &layout, const sx::ProbeShape &shape, uint64 center,
+                    int *order) {
     SimhashCache *cache = simhash_cache(index);
     size_t width[sx::kMaxTables];
     int level = -1;
-    for (int i = 0; i < npasses; ++i) {
-        SimhashDirectory dir = simhash_directory(cache, passes[i].table);
+    for (int i = 0; i < layout.tables; ++i) {
+        const int t = order[i];
+        SimhashDirectory dir = simhash_directory(cache, t);
         if (dir.n == 0 || (i > 0 && dir.child_level != level)) return;
         level = dir.child_level;
-        width[i] = simhash_directory_find(dir, {passes[i].hi, MaxBlockNumber, MaxOffsetNumber}) -
-                   simhash_directory_find(dir, {passes[i].lo, 0, 0});
+        sx::KeyRange r = sx::prefix_range(sx::table_key(layout, t, center), shape.bits[t]);
+        width[i] = simhash_directory_find(dir, {r.hi, MaxBlockNumber, MaxOffsetNumber}) -
+                   simhash_directory_find(dir, {r.lo, 0, 0});
     }
-    for (int i = 1; i < npasses; ++i)
+    for (int i = 1; i < layout.tables; ++i)
         for (int j = i; j > 0 && width[j] < width[j - 1]; --j) {
             std::swap(width[j], width[j - 1]);
-            std::swap(passes[j], passes[j - 1]);
+            std::swap(order[j], order[j - 1]);
         }
+}
+
+// Leaves of one table, near enough for sx::plan_scan: the index's pages
+// shared by its tables (internal pages are about 0.5% of them).
+double leaves_per_table(Relation index, const sx::Layout &layout) {
+    return static_cast<double>(RelationGetNumberOfBlocks(index)) / layout.tables;
+}
+
+sx::ScanPlan scan_plan(Relation index, const sx::Layout &layout, int radius) {
+    if (radius <= layout.max_distance) return sx::plan_scan(layout, radius, 0);
+    sx::ScanPlan plan = sx::plan_scan(layout, radius, leaves_per_table(index, layout));
+    if (simhash_test_probe_always && plan.probes <= sx::kMaxProbes && plan.fraction < 1.0) plan.sweep = false;
+    return plan;
 }
 
 }  // namespace
 
-// The passes that find every entry within `radius` of `center`: the prefix
-// probes of every table when the layout guarantees that radius and they read
-// less than one table, else a sweep of table 0 (still pruned by radius).
-// Under an MVCC snapshot the probes run narrowest first (order_by_width), and
-// each learns the earlier ones' prefixes (found_earlier), in *earlier, which
-// the caller frees.
+bool probes_at(Relation index, const sx::Layout &layout, int radius) { return !scan_plan(index, layout, radius).sweep; }
+
+// The passes that find every entry within `radius` of `center`: per table,
+// one probe of each prefix range within the plan's slack of the query's
+// (sx::plan_scan; one range within max_distance), in key order; or, when the
+// probes would read more, a sweep of table 0 (still pruned by radius). Under
+// an MVCC snapshot the tables run narrowest first (order_by_width), and each
+// pass learns the tables probed before its own (found_earlier). The passes
+// and what they share are one allocation.
 int plan_passes(Relation index, const ScanState *st, const SimhashMeta &meta, const sx::Layout &layout, uint64 center,
-                int radius, int above, int upto, Pass *passes, uint64 **earlier) {
-    int npasses = 0;
-    *earlier = nullptr;
-    if (radius > meta.max_distance || sx::probe_fraction(layout, radius) >= 1.0) {
-        passes[npasses++] = {index, &layout, 0, 0, ~uint64{0}, sx::table_key(layout, 0, center), radius, above, upto, 0};
-        return npasses;
+                int radius, int above, int upto, Pass **out) {
+    const sx::ScanPlan plan = scan_plan(index, layout, radius);
+    if (plan.sweep) {
+        Pass *p = static_cast<Pass *>(palloc(sizeof(Pass)));
+        *p = {index, &layout, 0, 0, ~uint64{0}, sx::table_key(layout, 0, center), radius, above, upto, 0};
+        *out = p;
+        return 1;
     }
+    const int tables = meta.tables, slack = plan.shape.slack;
     int order[sx::kMaxTables];
     sx::probe_order(layout, order);
-    for (int i = 0; i < meta.tables; ++i) {
-        int t = order[i];
-        uint64 qkey = sx::table_key(layout, t, center);
-        sx::KeyRange r = sx::prefix_range(qkey, sx::prefix_bits(layout, t, radius));
-        Pass &p = passes[npasses++];
-        p = {index, &layout, t, r.lo, r.hi, qkey, radius, above, upto, 0};
-        p.fp_mask = sx::table_fingerprint(layout, t, ~(r.lo ^ r.hi));
-        p.fp_prefix = sx::table_fingerprint(layout, t, r.lo);
-    }
-    if (!st->mvcc) return npasses;
-    order_by_width(index, passes, npasses);
-    uint64 *e = static_cast<uint64 *>(palloc(sizeof(uint64) * 2 * npasses * npasses));
-    for (int i = 0; i < npasses; ++i) {
-        Pass &p = passes[i];
-        p.earlier = e + 2 * npasses * i;
-        p.nearlier = i;
-        for (int u = 0; u < i; ++u) {
-            e[2 * npasses * i + 2 * u] = sx::table_key(layout, p.table, passes[u].fp_mask);
-            e[2 * npasses * i + 2 * u + 1] = sx::table_key(layout, p.table, passes[u].fp_prefix);
+    if (st->mvcc) order_by_width(index, layout, plan.shape, center, order);
+    size_t most_variants = 1;
+    for (int t = 0; t < tables; ++t) most_variants = Max(most_variants, sx::prefix_variants(plan.shape.bits[t], slack));
+    Size earlier_bytes = st->mvcc ? sizeof(EarlierTable) * tables * tables : 0;
+    char *block = static_cast<char *>(MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Pass) * plan.probes + earlier_bytes));
+    Pass *passes = reinterpret_cast<Pass *>(block);
+    EarlierTable *earlier = reinterpret_cast<EarlierTable *>(block + sizeof(Pass) * plan.probes);
+    sx::KeyRange *ranges = static_cast<sx::KeyRange *>(palloc(sizeof(sx::KeyRange) * most_variants));
+    int npasses = 0;
+    for (int i = 0; i < tables; ++i) {
+        const int t = order[i];
+        const uint64 qkey = sx::table_key(layout, t, center);
+        const int bits = plan.shape.bits[t];
+        EarlierTable *e = st->mvcc ? earlier + static_cast<Size>(i) * tables : nullptr;
+        for (int u = 0; st->mvcc && u < i; ++u) {
+            const int tu = order[u];
+            const int ubits = plan.shape.bits[tu];
+            const uint64 mask = ubits >= 64 ? ~uint64{0} : ~(~uint64{0} >> ubits);  // table tu's prefix
+            const uint64 fp_mask = sx::table_fingerprint(layout, tu, mask);
+            const uint64 fp_prefix = sx::table_fingerprint(layout, tu, sx::table_key(layout, tu, center) & mask);
+            e[u] = {sx::table_key(layout, t, fp_mask), sx::table_key(layout, t, fp_prefix), slack};
+        }
+        const size_t variants = sx::prefix_variants(bits, slack);
+        sx::variant_ranges(qkey, bits, slack, ranges);
+        for (size_t v = 0; v < variants; ++v) {
+            CHECK_FOR_INTERRUPTS();
+            Pass &p = passes[npasses++];
+            p = {index, &layout, t, ranges[v].lo, ranges[v].hi, qkey, radius, above, upto, 0};
+            p.earlier = e;
+            p.nearlier = st->mvcc ? i : 0;
         }
     }
-    *earlier = e;
+    pfree(ranges);
+    *out = passes;
     return npasses;
 }
+
+void free_passes(Pass *passes) { pfree(passes); }
 
 // Collects every entry within `radius` of `center` (and inside all balls,
 // and in the distance window) in one walk.
 void collect(Relation index, ScanState *st, uint64 center, int radius, int above, int upto) {
     SimhashMeta meta = simhash_read_meta(index);
     sx::Layout layout = simhash_layout(meta);
-    Pass passes[sx::kMaxTables];
-    uint64 *earlier;
-    int npasses = plan_passes(index, st, meta, layout, center, radius, above, upto, passes, &earlier);
+    Pass *passes;
+    int npasses = plan_passes(index, st, meta, layout, center, radius, above, upto, &passes);
     run_passes(index, passes, npasses, st);
-    if (earlier) pfree(earlier);
+    free_passes(passes);
 }
 
 // Appends the rows whose fingerprint is NULL.

@@ -7,9 +7,9 @@ PG_MODULE_MAGIC;
 }
 
 void simhash_register_reloptions();
-void simhash_define_test_pause();
+void simhash_define_test_hooks();
 
 extern "C" void _PG_init(void) {
     simhash_register_reloptions();
-    simhash_define_test_pause();
+    simhash_define_test_hooks();
 }

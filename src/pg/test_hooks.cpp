@@ -1,4 +1,7 @@
-// A pause for isolation and TAP tests, PostgreSQL 15 having no injection
+// Settings for isolation, regression and TAP tests, superusers only, hidden
+// from SHOW ALL.
+//
+// simhash.test_pause_lock: a pause, PostgreSQL 15 having no injection
 // points: a session waits for the advisory lock `simhash.test_pause_lock` (0,
 // the default: no pause) where another session's writes to the pages it is
 // heading for matter. An insert waits just after weakening a downlink's
@@ -16,6 +19,12 @@
 // transaction's locks, and a heap page pin COPY or a concurrent build's
 // validation may hold, stay. Superusers only: set for a database or by a
 // trigger, it would let a role stall other roles' inserts on a lock it holds.
+//
+// simhash.test_probe_always: scans beyond max_distance probe wherever the
+// layout allows (sx::plan_scan's probe limit aside) instead of sweeping
+// where the probes would read more. Answers are the same either way; it lets
+// a regression test of a small table reach the probes of two, three and four
+// flips, which pay only past a million rows.
 #include "index.hpp"
 
 extern "C" {
@@ -24,12 +33,18 @@ extern "C" {
 }
 
 int simhash_test_pause_lock = 0;
+bool simhash_test_probe_always = false;
 
-void simhash_define_test_pause() {
+void simhash_define_test_hooks() {
     DefineCustomIntVariable("simhash.test_pause_lock",
                             "Tests only: inserts and index walks wait for this advisory lock where concurrent writes matter.",
                             "0 (the default) never waits.", &simhash_test_pause_lock, 0, 0, INT_MAX, PGC_SUSET,
                             GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, nullptr, nullptr, nullptr);
+    DefineCustomBoolVariable("simhash.test_probe_always",
+                             "Tests only: scans beyond max_distance probe wherever the layout allows.",
+                             "Off (the default): they sweep where the probes would read more.",
+                             &simhash_test_probe_always, false, PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+                             nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("simhash");
 }
 
