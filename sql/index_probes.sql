@@ -111,24 +111,46 @@ SELECT * FROM far_compare(8, 19);
 SELECT qid, far_index_pages(q, 9) > 300 AS k9_probes FROM farq WHERE qid = 1;  -- 548 probes, not a sweep
 RESET simhash.test_probe_always;
 
--- Within 6 bits, nearest first: the probes of radius 6, then nothing more.
+-- Nearest first, within k bits (NULL: no qualifier): within 6 bits the
+-- probes of radius 6, then nothing more; without a qualifier the probes of
+-- one flip reach 7 bits, then the sweeps. The distances must be those of a
+-- sort of the rows.
 CREATE FUNCTION far_knn(k int, n int) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE r record; a int[]; b int[]; differing bigint := 0;
 BEGIN
     FOR r IN SELECT q FROM farq LOOP
         PERFORM set_config('enable_indexscan', 'off', true);
         SELECT array_agg(d ORDER BY d) INTO a
-            FROM (SELECT hamming_distance(fp, r.q) AS d FROM far WHERE hamming_distance(fp, r.q) <= k ORDER BY 1 LIMIT n) s;
+            FROM (SELECT hamming_distance(fp, r.q) AS d FROM far WHERE k IS NULL OR hamming_distance(fp, r.q) <= k
+                  ORDER BY 1 LIMIT n) s;
         PERFORM set_config('enable_indexscan', 'on', true);
         PERFORM set_config('enable_seqscan', 'off', true);
-        SELECT array_agg(d) INTO b FROM (SELECT fp <-> r.q AS d FROM far WHERE fp <@ simhash_ball(r.q, k)
-                                         ORDER BY fp <-> r.q LIMIT n) s;
+        IF k IS NULL THEN
+            SELECT array_agg(d) INTO b FROM (SELECT fp <-> r.q AS d FROM far ORDER BY fp <-> r.q LIMIT n) s;
+        ELSE
+            SELECT array_agg(d) INTO b FROM (SELECT fp <-> r.q AS d FROM far WHERE fp <@ simhash_ball(r.q, k)
+                                             ORDER BY fp <-> r.q LIMIT n) s;
+        END IF;
         PERFORM set_config('enable_seqscan', 'on', true);
         IF a IS DISTINCT FROM b THEN differing := differing + 1; END IF;
     END LOOP;
     RETURN differing;
 END $$;
-SELECT far_knn(6, 25) AS differing_k6, far_knn(9, 300) AS differing_k9, far_knn(12, 25) AS differing_k12;
+SELECT far_knn(6, 25) AS differing_k6, far_knn(9, 300) AS differing_k9, far_knn(12, 25) AS differing_k12,
+       far_knn(NULL, 10) AS differing_nearest_10, far_knn(NULL, 400) AS differing_nearest_400;
+EXPLAIN (COSTS OFF) SELECT id FROM far ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
+-- The 10 nearest of query 20 are 5 bits away (the 600 copies): the probes
+-- find them, with no sweep of table 0's 140 leaves.
+CREATE FUNCTION far_order_pages(q simhash64, lim int) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE plan jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) SELECT id FROM far ORDER BY fp <-> $1 LIMIT $2'
+        INTO plan USING q, lim;
+    RETURN (SELECT sum((n ->> 'Shared Hit Blocks')::bigint + (n ->> 'Shared Read Blocks')::bigint)
+            FROM jsonb_path_query(plan, 'strict $.**') n WHERE n ->> 'Index Name' = 'far_fp');
+END $$;
+SELECT min(hamming_distance(f.fp, q.q)) AS nearest, far_order_pages(q.q, 10) < 100 AS no_sweep
+FROM farq q, far f WHERE q.qid = 20 GROUP BY q.q;
 
 -- The planner takes the index for radii the probes serve, a sequential scan
 -- where most rows match.

@@ -516,7 +516,8 @@ int plan_passes(Relation index, const ScanState *st, const SimhashMeta &meta, co
     char *block = static_cast<char *>(MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Pass) * plan.probes + earlier_bytes));
     Pass *passes = reinterpret_cast<Pass *>(block);
     EarlierTable *earlier = reinterpret_cast<EarlierTable *>(block + sizeof(Pass) * plan.probes);
-    sx::KeyRange *ranges = static_cast<sx::KeyRange *>(palloc(sizeof(sx::KeyRange) * most_variants));
+    sx::KeyRange one;  // (within max_distance: one range a table)
+    sx::KeyRange *ranges = most_variants == 1 ? &one : static_cast<sx::KeyRange *>(palloc(sizeof(sx::KeyRange) * most_variants));
     int npasses = 0;
     for (int i = 0; i < tables; ++i) {
         const int t = order[i];
@@ -541,7 +542,7 @@ int plan_passes(Relation index, const ScanState *st, const SimhashMeta &meta, co
             p.nearlier = st->mvcc ? i : 0;
         }
     }
-    pfree(ranges);
+    if (ranges != &one) pfree(ranges);
     *out = passes;
     return npasses;
 }
