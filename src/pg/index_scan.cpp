@@ -91,12 +91,13 @@ void start_stream(Relation index, ScanState *st, const Ball &drive) {
 
 // ORDER BY fp <-> q: nearest first, in batches (next_batch), none beyond
 // max_radius; the NULL rows last, unless a qualifier excludes them. Rank 0
-// is below every hit's. The probes reach a ball's radius where probing that
-// far reads less than a sweep; else the widest radius whose probes flip at
-// most one bit of each prefix (default index: 7), where they read less than
-// a sweep too. Those are few (68 on the default index, 4% of a sweep of 1M
-// rows), so nearest rows a few bits beyond max_distance are found without a
-// sweep, and rows farther away (15 bits at 1M random rows) cost little more.
+// is below every hit's. The probes run to max_distance, then, where rows may
+// lie beyond, to their reach: a ball's radius where probing that far reads
+// less than a sweep, else the widest radius whose probes flip at most one bit
+// of each prefix (default index: 7), where they read less than a sweep too.
+// Those are few (68 on the default index, 4% of a sweep of 1M rows), so the
+// nearest rows a few bits beyond max_distance come without a sweep, and rows
+// farther away (15 bits at 1M random rows) cost little more.
 void start_nearest(Relation index, ScanState *st, int max_radius) {
     st->probing = true;
     st->exhausted = false;
@@ -106,15 +107,15 @@ void start_nearest(Relation index, ScanState *st, int max_radius) {
     st->nulls_left = st->nballs == 0;
     SimhashMeta meta = simhash_read_meta(index);
     sx::Layout layout = simhash_layout(meta);
-    st->probe_radius = Min(meta.max_distance, st->max_radius);
+    st->probe_radius = st->probe_reach = Min(meta.max_distance, st->max_radius);
     if (st->max_radius <= meta.max_distance) return;
     if (st->nballs > 0 && probes_at(index, layout, st->max_radius)) {
-        st->probe_radius = st->max_radius;
+        st->probe_reach = st->max_radius;
         return;
     }
     for (int r = st->max_radius; r > meta.max_distance; --r)
         if (sx::probe_shape(layout, r).slack <= 1 && probes_at(index, layout, r)) {
-            st->probe_radius = r;
+            st->probe_reach = r;
             return;
         }
 }
@@ -176,8 +177,8 @@ void start(IndexScanDesc scan) {
 }
 
 // The next batch: a streaming scan's, or the nearest rows beyond those
-// returned: from the probes while rows within their reach (probe_radius) may
-// remain, then from sweeps of table 0 up to max_radius.
+// returned: from the probes while rows within their radius (max_distance,
+// then probe_reach) may remain, then from sweeps of table 0 up to max_radius.
 void next_batch(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
@@ -203,7 +204,7 @@ void next_batch(IndexScanDesc scan) {
         st->cap = batch;
     }
     st->batch = batch;
-    // The probes reach probe_radius; a sweep, every row; neither beyond max_radius.
+    // The probes reach probe_radius; a sweep, every row; none beyond max_radius.
     int radius = st->probing ? st->probe_radius : st->max_radius;
     collect(scan->indexRelation, st, st->order_q, radius, -1, radius);
     // A heap that did not fill holds every remaining hit of its range. (A
@@ -216,8 +217,11 @@ void next_batch(IndexScanDesc scan) {
     if (full) {
         st->after = st->hits[st->n - 1];
     } else if (st->probing && radius < st->max_radius) {
-        // Beyond the probes' reach, from sweeps.
-        st->probing = false;
+        // Beyond this radius: from the probes of their reach, then from sweeps.
+        if (radius < st->probe_reach)
+            st->probe_radius = st->probe_reach;
+        else
+            st->probing = false;
         st->batch = 0;
         ItemPointerSet(&st->after.tid, MaxBlockNumber, MaxOffsetNumber);
         st->after.rank = rank_of(radius, st->after.tid);
