@@ -28,8 +28,12 @@ void expect_spans_bound_the_search(const std::vector<std::uint64_t> &keys, int b
         const std::size_t upper = std::upper_bound(keys.begin(), keys.end(), q) - keys.begin();
         ASSERT_LE(s.first, lower) << "probe " << q << " bits " << bits;
         ASSERT_GE(s.last, upper) << "probe " << q << " bits " << bits;
-        if (s.first > 0) ASSERT_LT(keys[s.first - 1], q);
-        if (s.last < keys.size()) ASSERT_GT(keys[s.last], q);
+        if (s.first > 0) {
+            ASSERT_LT(keys[s.first - 1], q);
+        }
+        if (s.last < keys.size()) {
+            ASSERT_GT(keys[s.last], q);
+        }
     }
 }
 
