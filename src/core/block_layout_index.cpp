@@ -185,7 +185,7 @@ ScanPlan plan_scan(const Layout &l, int k, double leaves_per_table) noexcept {
     ScanPlan p{};
     p.shape = probe_shape(l, k);
     for (int t = 0; t < l.tables; ++t) {
-        const std::size_t v = prefix_variants(p.shape.bits[t], p.shape.slack);
+        const std::size_t v = p.shape.slack == 0 ? 1 : prefix_variants(p.shape.bits[t], p.shape.slack);
         p.probes = v > SIZE_MAX - p.probes ? SIZE_MAX : p.probes + v;
         p.fraction += static_cast<double>(v) * std::ldexp(1.0, -p.shape.bits[t]);
     }

@@ -452,7 +452,7 @@ namespace {
 // as equal read 1.4-2.7% more pages of the PEP fingerprints' index; on random
 // data widths differ by a page boundary at most, and the pages read were the
 // same either way.)
-void order_by_width(Relation index, const sx::Layout &layout, const sx::ProbeShape &shape, uint64 center,
+void order_by_width(Relation index, const sx::Layout &layout, const sx::ProbeShape &shape, const uint64 *qkeys,
                     int *order) {
     SimhashCache *cache = simhash_cache(index);
     size_t width[sx::kMaxTables];
@@ -462,7 +462,7 @@ void order_by_width(Relation index, const sx::Layout &layout, const sx::ProbeSha
         SimhashDirectory dir = simhash_directory(cache, t);
         if (dir.n == 0 || (i > 0 && dir.child_level != level)) return;
         level = dir.child_level;
-        sx::KeyRange r = sx::prefix_range(sx::table_key(layout, t, center), shape.bits[t]);
+        sx::KeyRange r = sx::prefix_range(qkeys[t], shape.bits[t]);
         width[i] = simhash_directory_find(dir, {r.hi, MaxBlockNumber, MaxOffsetNumber}) -
                    simhash_directory_find(dir, {r.lo, 0, 0});
     }
@@ -507,11 +507,22 @@ int plan_passes(Relation index, const ScanState *st, const SimhashMeta &meta, co
         return 1;
     }
     const int tables = meta.tables, slack = plan.shape.slack;
+    // Each table's query key, and its probe prefix as fingerprint bits (mask
+    // and value), for the later tables' found_earlier.
+    uint64 qkeys[sx::kMaxTables], fp_masks[sx::kMaxTables], fp_prefixes[sx::kMaxTables];
+    for (int t = 0; t < tables; ++t) {
+        qkeys[t] = sx::table_key(layout, t, center);
+        if (!st->mvcc) continue;
+        const int bits = plan.shape.bits[t];
+        const uint64 mask = bits >= 64 ? ~uint64{0} : ~(~uint64{0} >> bits);
+        fp_masks[t] = sx::table_fingerprint(layout, t, mask);
+        fp_prefixes[t] = center & fp_masks[t];
+    }
     int order[sx::kMaxTables];
     sx::probe_order(layout, order);
-    if (st->mvcc) order_by_width(index, layout, plan.shape, center, order);
+    if (st->mvcc) order_by_width(index, layout, plan.shape, qkeys, order);
     size_t most_variants = 1;
-    for (int t = 0; t < tables; ++t) most_variants = Max(most_variants, sx::prefix_variants(plan.shape.bits[t], slack));
+    for (int t = 0; t < tables && slack > 0; ++t) most_variants = Max(most_variants, sx::prefix_variants(plan.shape.bits[t], slack));
     Size earlier_bytes = st->mvcc ? sizeof(EarlierTable) * tables * tables : 0;
     char *block = static_cast<char *>(MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Pass) * plan.probes + earlier_bytes));
     Pass *passes = reinterpret_cast<Pass *>(block);
@@ -521,19 +532,18 @@ int plan_passes(Relation index, const ScanState *st, const SimhashMeta &meta, co
     int npasses = 0;
     for (int i = 0; i < tables; ++i) {
         const int t = order[i];
-        const uint64 qkey = sx::table_key(layout, t, center);
+        const uint64 qkey = qkeys[t];
         const int bits = plan.shape.bits[t];
         EarlierTable *e = st->mvcc ? earlier + static_cast<Size>(i) * tables : nullptr;
-        for (int u = 0; st->mvcc && u < i; ++u) {
-            const int tu = order[u];
-            const int ubits = plan.shape.bits[tu];
-            const uint64 mask = ubits >= 64 ? ~uint64{0} : ~(~uint64{0} >> ubits);  // table tu's prefix
-            const uint64 fp_mask = sx::table_fingerprint(layout, tu, mask);
-            const uint64 fp_prefix = sx::table_fingerprint(layout, tu, sx::table_key(layout, tu, center) & mask);
-            e[u] = {sx::table_key(layout, t, fp_mask), sx::table_key(layout, t, fp_prefix), slack};
+        for (int u = 0; st->mvcc && u < i; ++u)
+            e[u] = {sx::table_key(layout, t, fp_masks[order[u]]), sx::table_key(layout, t, fp_prefixes[order[u]]), slack};
+        size_t variants = 1;
+        if (slack == 0) {
+            ranges[0] = sx::prefix_range(qkey, bits);
+        } else {
+            variants = sx::prefix_variants(bits, slack);
+            sx::variant_ranges(qkey, bits, slack, ranges);
         }
-        const size_t variants = sx::prefix_variants(bits, slack);
-        sx::variant_ranges(qkey, bits, slack, ranges);
         for (size_t v = 0; v < variants; ++v) {
             CHECK_FOR_INTERRUPTS();
             Pass &p = passes[npasses++];
