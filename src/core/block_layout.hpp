@@ -199,10 +199,6 @@ inline KeyRange prefix_range(std::uint64_t key, int bits) noexcept {
     return {key & ~low_mask, key | low_mask};
 }
 
-// Expected fraction of one table a probe at radius k reads, summed over all
-// tables: above 1 a sweep of one table is cheaper than the probes.
-double probe_fraction(const Layout &l, int k) noexcept;
-
 // Where the probes at radius k look (multi-index hashing: Norouzi, Punjani and
 // Fleet, "Fast Search in Hamming Space with Multi-Index Hashing", CVPR 2012):
 // every pair within k has, in some table t, keys whose first bits[t] bits
@@ -216,11 +212,14 @@ double probe_fraction(const Layout &l, int k) noexcept;
 //   - two-level layouts (n = K + 1): some top block holds d <= floor(k / n)
 //     differences and some group of the blocks outside it at most
 //     floor((k - d) / n), together one table's prefix.
+// Beyond max_distance the tables' orders are checked for what the argument
+// needs (a stored layout is trusted for its shape only): `valid` is false
+// where they lack it, and for k outside 0..64.
 struct ProbeShape {
     int bits[kMaxTables];
     int slack;
+    bool valid;
 };
-// 0 <= k <= 64.
 ProbeShape probe_shape(const Layout &l, int k) noexcept;
 
 // Prefixes within `slack` bit flips of a `bits`-bit prefix: the sum of
@@ -232,7 +231,8 @@ void variant_ranges(std::uint64_t key, int bits, int slack, KeyRange *out) noexc
 
 // How a scan at radius k reads the index: the probes of probe_shape, one
 // pass per table and prefix within the slack, or a sweep of one table.
-// Within max_distance it probes while probe_fraction(k) < 1. Beyond it, each
+// Within max_distance it probes while `fraction` < 1 (K = 32's 1- and 2-bit
+// prefixes cover more than a table: every query sweeps). Beyond it, each
 // probe visits a leaf, at about kProbeCost of the time a sweep spends on one
 // of its `leaves` (one table's: 1M random rows, 0.5 ms for 548 probes against
 // 2.0-2.9 ms for a sweep of 1,200 leaves); the probes, plus the fraction of a
@@ -243,7 +243,7 @@ struct ScanPlan {
     bool sweep;
     ProbeShape shape;
     std::size_t probes;  // passes over prefix ranges, over all tables
-    double fraction;     // of one table the probes are expected to read
+    double fraction;     // of one table the probes are expected to read: sum of variants x 2^-bits
 };
 constexpr double kProbeCost = 0.4;
 constexpr double kProbeShareOfSweep = 0.8;

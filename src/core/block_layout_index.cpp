@@ -113,36 +113,49 @@ void probe_order(const Layout &l, int *tables) noexcept {
     for (int i = 0; i < l.tables; ++i) tables[i] = rotation ? l.tables - 1 - i : i;
 }
 
-double probe_fraction(const Layout &l, int k) noexcept {
-    if (k < 0 || k > l.max_distance) return INFINITY;
-    double sum = 0;
-    for (int t = 0; t < l.tables; ++t) sum += std::ldexp(1.0, -prefix_bits(l, t, k));
-    return sum;
-}
-
 namespace {
 
-// Manku's two-level layouts are the only ones with as many tables as blocks,
-// (K + 1)^2 of each (a rotation has K + 1 blocks, a set of B - K blocks per
-// table C(B, K) tables).
-bool is_two_level(const Layout &l) noexcept {
-    return two_level_tables(l.max_distance) > 0 && l.tables == l.blocks &&
-           l.blocks == two_level_tables(l.max_distance);
+// The tables' orders that the argument beyond max_distance rests on, checked
+// on the layout as stored rather than assumed from its counts, so that no
+// metapage written by other rules is probed by these. Two-level: Manku's
+// orders exactly. Otherwise every set of the first `m` blocks leads some
+// table: the tables' sets of m blocks are distinct and C(B, m) of them.
+bool two_level_orders(const Layout &l) noexcept {
+    if (two_level_tables(l.max_distance) != l.tables || l.blocks != l.tables) return false;
+    const Layout m = make_two_level_layout(l.max_distance);
+    for (int t = 0; t < l.tables; ++t)
+        for (int i = 0; i < l.blocks; ++i)
+            if (l.order[t][i] != m.order[t][i]) return false;
+    return true;
+}
+
+bool every_block_set_leads(const Layout &l, int m) noexcept {
+    if (binomial(l.blocks, m) != static_cast<std::size_t>(l.tables)) return false;
+    std::uint64_t sets[kMaxTables];
+    for (int t = 0; t < l.tables; ++t) {
+        sets[t] = 0;
+        for (int i = 0; i < m; ++i) sets[t] |= std::uint64_t{1} << l.order[t][i];
+    }
+    std::sort(sets, sets + l.tables);
+    return std::adjacent_find(sets, sets + l.tables) == sets + l.tables;
 }
 
 }  // namespace
 
 ProbeShape probe_shape(const Layout &l, int k) noexcept {
     ProbeShape s{};
+    s.valid = k >= 0 && k <= 64;
+    if (!s.valid) return s;
     if (k <= l.max_distance) {
         for (int t = 0; t < l.tables; ++t) s.bits[t] = prefix_bits(l, t, k);
         return s;
     }
     const int prefix_blocks = l.guaranteed[l.max_distance];
-    if (is_two_level(l)) {
+    if (two_level_orders(l)) {
         const int n = l.max_distance + 1;
         for (int d = 0; d <= k / n; ++d) s.slack = std::max(s.slack, d + (k - d) / n);
     } else {
+        s.valid = every_block_set_leads(l, prefix_blocks);
         s.slack = k * prefix_blocks / l.blocks;
     }
     for (int t = 0; t < l.tables; ++t) s.bits[t] = order_prefix_bits(l.split, l.order[t], prefix_blocks);
@@ -184,6 +197,10 @@ void variant_ranges(std::uint64_t key, int bits, int slack, KeyRange *out) noexc
 ScanPlan plan_scan(const Layout &l, int k, double leaves_per_table) noexcept {
     ScanPlan p{};
     p.shape = probe_shape(l, k);
+    if (!p.shape.valid) {
+        p.sweep = true;
+        return p;
+    }
     for (int t = 0; t < l.tables; ++t) {
         const std::size_t v = p.shape.slack == 0 ? 1 : prefix_variants(p.shape.bits[t], p.shape.slack);
         p.probes = v > SIZE_MAX - p.probes ? SIZE_MAX : p.probes + v;

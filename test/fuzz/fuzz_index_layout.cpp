@@ -40,6 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     // (The scan at radius d is the one that must find the pair at d; wider
     // radii are tested by pairs farther apart.)
     const ProbeShape shape = probe_shape(l, d);
+    if (!shape.valid) __builtin_trap();
     bool found = false;
     for (int t = 0; t < l.tables && !found; ++t) {
         std::uint64_t x = table_key(l, t, a) ^ table_key(l, t, b);

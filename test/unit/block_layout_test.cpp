@@ -247,10 +247,10 @@ TEST(BlockLayout, PrefixRange) {
 }
 
 TEST(BlockLayout, ProbeFraction) {
-    EXPECT_DOUBLE_EQ(probe_fraction(make_layout(3, 4), 3), 4.0 / 65536);
-    EXPECT_DOUBLE_EQ(probe_fraction(make_layout(3, 5), 3), 6.0 / (1 << 26) + 4.0 / (1 << 25));
-    EXPECT_TRUE(std::isinf(probe_fraction(make_layout(3, 4), 4)));
-    EXPECT_GT(probe_fraction(make_layout(32, 33), 32), 1.0);
+    EXPECT_DOUBLE_EQ(plan_scan(make_layout(3, 4), 3, 0).fraction, 4.0 / 65536);
+    EXPECT_DOUBLE_EQ(plan_scan(make_layout(3, 5), 3, 0).fraction, 6.0 / (1 << 26) + 4.0 / (1 << 25));
+    EXPECT_DOUBLE_EQ(plan_scan(make_layout(3, 4), 4, 0).fraction, 4.0 * 17 / 65536);
+    EXPECT_GT(plan_scan(make_layout(32, 33), 32, 0).fraction, 1.0);
 }
 
 // The probes' guarantee at every radius, within max_distance and beyond it,
@@ -266,6 +266,7 @@ TEST(BlockLayout, ProbeShapeFindsEveryPairAtEveryRadius) {
         const int B = l.blocks;
         for (int k = 0; k <= 64; ++k) {
             const ProbeShape shape = probe_shape(l, k);
+            ASSERT_TRUE(shape.valid) << "K=" << l.max_distance << " blocks=" << B << " k=" << k;
             const int m = l.guaranteed[std::min(k, l.max_distance)];
             auto check = [&](const int *count) {
                 std::uint64_t a = rng(), b = a;
@@ -381,7 +382,32 @@ TEST(BlockLayout, PlanScanProbesWhileCheaperThanASweep) {
     EXPECT_TRUE(plan_scan(l, 8, 141).sweep);
     EXPECT_TRUE(plan_scan(l, 6, 20).sweep);  // a small index: one sweep reads less
     EXPECT_TRUE(plan_scan(make_layout(32, 33), 32, 1e6).sweep);
-    EXPECT_TRUE(plan_scan(make_layout(3, 4), 40, 1e9).sweep);  // too many probes
+    // 10 tables of 25-26 bits at k = 8: slack 3, 29,530 probes covering 0.1%
+    // of a table, more than kMaxProbes however large the index.
+    ScanPlan many = plan_scan(make_layout(3, 5), 8, 1e12);
+    EXPECT_GT(many.probes, kMaxProbes);
+    EXPECT_LT(many.fraction, 0.01);
+    EXPECT_TRUE(many.sweep);
+    EXPECT_TRUE(plan_scan(l, 65, 1e9).sweep);  // outside 0..64
+    EXPECT_FALSE(probe_shape(l, -1).valid);
+}
+
+// Beyond max_distance a stored layout is probed only if its orders give the
+// guarantee: a permutation of the default's tables still does, a layout in
+// which two tables lead with the same block does not.
+TEST(BlockLayout, ProbesBeyondMaxDistanceNeedEveryBlockSetLeading) {
+    Layout l = make_layout(3, 4);
+    EXPECT_TRUE(probe_shape(l, 6).valid);
+    std::swap(l.order[0], l.order[2]);
+    EXPECT_TRUE(probe_shape(l, 6).valid);
+    std::copy(l.order[0], l.order[0] + l.blocks, l.order[1]);
+    EXPECT_FALSE(probe_shape(l, 6).valid);
+    EXPECT_TRUE(plan_scan(l, 6, 1e6).sweep);
+    EXPECT_TRUE(probe_shape(l, 3).valid);  // within max_distance: as stored
+    Layout two = make_two_level_layout(3);
+    EXPECT_TRUE(probe_shape(two, 5).valid);
+    std::swap(two.order[0][10], two.order[0][11]);
+    EXPECT_FALSE(probe_shape(two, 5).valid);
 }
 
 // A later probe skips subtrees on an earlier probe's prefix once the keys it
