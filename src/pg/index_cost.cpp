@@ -1,7 +1,8 @@
 // Cost of a simhash index scan: genericcostestimate with the number of
-// entries the scan reads preset. A probe at radius k <= max_distance reads,
-// in each table, the true matches plus the random rows that share its prefix;
-// anything else (no qualifier, k beyond the layout) sweeps one table: its
+// entries the scan reads preset. Where the scan probes (sx::plan_scan, also
+// beyond max_distance) it reads, in each table, the true matches plus the
+// random rows that share its prefixes; anything else (no qualifier, radii
+// the probes do not pay for) sweeps one table: its
 // leaves in key order, which the build laid out one after another, and per
 // entry an XOR and a popcount of packed keys, far less than a heap tuple's
 // cost. Each match costs more: it is collected, sorted by TID and passed on,
@@ -62,6 +63,7 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
         foreach (qc, ic->indexquals) {
             int r = clause_radius(root, lfirst_node(RestrictInfo, qc), rel);
             if (r == -1) r = meta.max_distance;  // unknown: assume the layout's radius
+            r = Min(r, 64);  // (a constructed ball's radius is checked only when the ball is made)
             if (radius < 0 || r < radius) radius = r;
         }
     }
@@ -77,7 +79,9 @@ extern "C" void simhash_amcostestimate(PlannerInfo *root, IndexPath *path, doubl
         List *quals = get_quals_from_indexclauses(path->indexclauses);
         double matches = clauselist_selectivity(root, quals, index->rel->relid, JOIN_INNER, nullptr) * rows;
         costs.numIndexTuples = meta.tables * matches + rows * plan.fraction + meta.tables;
-        // Beyond max_distance each of the many probes reads a leaf at least.
+        // Beyond max_distance each of the many probes reads a leaf at least:
+        // a leaf's worth of rows each, so that genericcostestimate counts a
+        // page more per probe.
         if (radius > meta.max_distance && index->pages > 0)
             costs.numIndexTuples += static_cast<double>(plan.probes) * index->tuples / index->pages;
     } else {

@@ -37,11 +37,12 @@ namespace {
 // ORDER BY without a qualifier, or under a ball around its point, returns its
 // rows in batches, each the `batch` nearest entries after the last one
 // returned, kept in a bounded max-heap: first from the probes, up to
-// max_distance (or the ball's radius, where probing that far reads less than
-// a sweep), then from sweeps of table 0 (up to the ball's). So a LIMIT 10 among thousands of near-duplicates reads their keys
-// but collects few of them (the heap's farthest entry narrows the radius),
-// and the first rows beyond max_distance come after one sweep; each batch
-// doubles, and a sweep's re-reads the table.
+// max_distance and then to their reach (start_nearest), then from sweeps of
+// table 0 (up to the ball's radius). So a LIMIT 10 among thousands of
+// near-duplicates reads their keys but collects few of them (the heap's
+// farthest entry narrows the radius), and the first rows beyond the probes'
+// reach come after one sweep; each batch doubles, and a sweep's re-reads the
+// table.
 constexpr Size kFirstProbeBatch = 128;
 
 // A streaming scan's first batch pauses at the end of the leaf that brings it

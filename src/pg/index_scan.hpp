@@ -141,10 +141,11 @@ struct Pass {
     // directory): read no leaf whose high key is `from` or below.
     bool resumed = false;
     sx::EntryKey from{0, 0, 0};
-    // The tables whose probe passes of the same collect() all ran before this
-    // one (see found_earlier), in bits of this pass's keys. Translated once per
-    // collect() (each ORDER BY batch's too), as a walk tests them for every
-    // subtree and leaf it reads.
+    // The tables before this pass's own in the plan's order (see
+    // found_earlier), in bits of this pass's keys: a row within the radius is
+    // reported by the first table in that order whose probe ranges hold it.
+    // Translated once per plan_passes (each ORDER BY batch's too), as a walk
+    // tests them for every subtree and leaf it reads.
     const EarlierTable *earlier = nullptr;
     int nearlier = 0;
     SimhashDirectory dir{nullptr, nullptr, nullptr, 0, -1, nullptr, 0};  // the table's, set by run_passes

@@ -395,8 +395,10 @@ int run_group(Relation index, Pass *passes, int npasses, ScanState *st) {
         // Pinning reads the buffer's descriptor, rarely in the CPU cache at 10M rows.
         if (nchildren[i] > 0 && children[i][0].recent != nullptr && *children[i][0].recent > 0)
             __builtin_prefetch(GetBufferDescriptor(*children[i][0].recent - 1));
-        // A table that had no directory may have grown one level since.
-        if (passes[i].dir.n == 0 && passes[i].table < cache->meta.tables) hops++;
+        // A table that had no directory may have grown one level since
+        // (counted once for its passes beyond max_distance).
+        if (passes[i].dir.n == 0 && passes[i].table < cache->meta.tables && (i == 0 || passes[i - 1].table != passes[i].table))
+            hops++;
     }
     for (int i = 0; i < npasses; ++i) {
         first[i] = nchildren[i] > 0 ? read_child(index, children[i][0]) : InvalidBuffer;
