@@ -35,10 +35,12 @@ create_simhash_index($node, $method, 'fps', 'fps_idx', 3);
 # (pgbench substitutes variables inside quoted literals too.)
 # Under one REPEATABLE READ snapshot the index-only scan, the plain index scan,
 # the bitmap scan and the sequential scan must count the same rows; a mismatch casts the message to
-# int, which fails and aborts the client with the counts in the log.
+# int, which fails and aborts the client with the counts in the log. Radii 4 to
+# 6 take the probes beyond max_distance (one flip of each prefix: the table's
+# ~70 leaves a table make them cheaper than a sweep).
 my $check_within = q{
 \set g random(1, 200000)
-\set k random(0, 4)
+\set k random(0, 6)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SET LOCAL enable_seqscan = off;
 SET LOCAL enable_bitmapscan = off;
@@ -67,7 +69,7 @@ my $check_crowd = q{
 \set a random(48, 63)
 \set c random(16, 31)
 \set d random(0, 15)
-\set k random(3, 4)
+\set k random(3, 6)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT (coalesce(test_fp(900000009 + 10 * :j), fp_of('p'))::bigint # (1::bigint << :a) # (1::bigint << :c) # (1::bigint << :d))::simhash64 AS q \gset
 SET LOCAL enable_seqscan = off;
