@@ -159,6 +159,9 @@ struct alignas(8) SimhashCache {
     SimhashMeta meta;
     bool loaded;   // the directory was read (else the metapage only)
     uint32 hops;   // right-links scans followed from directory children since
+    // Until the directory is read: internal pages the scans read from the
+    // roots, and how many of them pay for reading it (index_directory.cpp).
+    uint32 descended, read_directory_after;
     uint32 start[sx::kMaxTables + 1];  // table t's entries: [start[t], start[t + 1])
     int16 child_level[sx::kMaxTables]; // level of the pages they point to; -1: none
     uint32 total;                      // entries over all tables
@@ -193,9 +196,14 @@ struct SimhashDirectory {
 };
 
 // index_directory.cpp
-// The cache with a directory, read now if there is none or it went stale.
-// Valid until the next call (it may be replaced) or a relcache invalidation.
+// The cache with a directory, read now if there is none yet and the scans
+// have walked enough from the roots, or if it went stale; without one, scans
+// walk from the roots. Valid until the next call (it may be replaced) or a
+// relcache invalidation.
 SimhashCache *simhash_cache(Relation index);
+// Internal pages a session's scans read from the roots before its first
+// directory read pays: what that read reads, for an index of `pages` pages.
+uint32 simhash_directory_deferral(BlockNumber pages, int tables);
 SimhashDirectory simhash_directory(SimhashCache *cache, int table);
 // The entry whose child's range holds `key` (entry 0 if key is below all).
 size_t simhash_directory_find(const SimhashDirectory &dir, const sx::EntryKey &key);

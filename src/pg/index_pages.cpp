@@ -41,6 +41,7 @@ SimhashMeta simhash_read_meta(Relation index) {
     // (The directory is read on the first scan: inserts and the planner do not need it.)
     SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, sizeof(SimhashCache)));
     cache->meta = meta;
+    cache->read_directory_after = simhash_directory_deferral(RelationGetNumberOfBlocks(index), meta.tables);
     index->rd_amcache = cache;
     return meta;
 }

@@ -67,7 +67,7 @@ void next_stream_batch(Relation index, ScanState *st) {
     st->n = st->pos = 0;
     while (st->n == 0 && st->pass < st->npasses) {
         Pass &p = st->passes[st->pass];
-        p.hops = 0;
+        p.hops = p.descended = 0;
         st->paused = false;
         st->pass += run_passes(index, &p, st->npasses - st->pass, st);
     }

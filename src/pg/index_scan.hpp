@@ -134,6 +134,7 @@ struct Pass {
     int radius;
     int above, upto;
     uint32 hops;  // right-links followed: splits the parent or directory did not know of
+    uint32 descended = 0;  // internal pages read from the root (the table has no directory)
     // A streaming pass that paused (ScanState::paused) resumes at `from`, the
     // high key of the last leaf it read. Splits add leaf boundaries and
     // nothing removes one, so the walk descends to the leaf that begins

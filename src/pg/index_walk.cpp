@@ -210,6 +210,7 @@ void visit(Pass &p, const Child &c, ScanState *st, Buffer pinned) {
         if (read_leaf) {
             leaf_hits(p, blk, page, st);
         } else if (!(op->flags & kPageLeaf)) {
+            if (p.dir.n == 0) p.descended++;
             // Children are sorted by low bound: a probe's narrow range starts
             // at the child holding first_key(p) and ends at the first child past hi.
             const uint8 *area = page_area(page);
@@ -414,10 +415,12 @@ int run_group(Relation index, Pass *passes, int npasses, ScanState *st) {
         LockBuffer(first[i], BUFFER_LOCK_UNLOCK);
     }
     int done = 0;
+    uint32 descended = 0;
     for (; done < npasses && !st->paused; ++done) {
         visit_children(passes[done], children[done], nchildren[done], st, first[done]);
         pfree(children[done]);
         hops += passes[done].hops;
+        descended += passes[done].descended;
     }
     if (st->paused) {
         done--;
@@ -428,6 +431,7 @@ int run_group(Relation index, Pass *passes, int npasses, ScanState *st) {
     }
     // (The walk took no lock that could have run a relcache invalidation.)
     static_cast<SimhashCache *>(index->rd_amcache)->hops += hops;
+    static_cast<SimhashCache *>(index->rd_amcache)->descended += descended;
     return done;
 }
 
