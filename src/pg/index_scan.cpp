@@ -29,6 +29,7 @@ extern "C" {
 }
 
 #include "simhash_ball.hpp"
+#include "within_probability.hpp"
 
 namespace index_scan {
 
@@ -93,12 +94,16 @@ void start_stream(Relation index, ScanState *st, const Ball &drive) {
 // ORDER BY fp <-> q: nearest first, in batches (next_batch), none beyond
 // max_radius; the NULL rows last, unless a qualifier excludes them. Rank 0
 // is below every hit's. The probes run to max_distance, then, where rows may
-// lie beyond, to their reach: a ball's radius where probing that far reads
-// less than a sweep, else the widest radius whose probes flip at most one bit
-// of each prefix (default index: 7), where they read less than a sweep too.
-// Those are few (68 on the default index, 4% of a sweep of 1M rows), so the
-// nearest rows a few bits beyond max_distance come without a sweep, and rows
-// farther away (15 bits at 1M random rows) cost little more.
+// lie beyond, widen in stages (probe_stages), each where probing that far
+// reads less than a sweep: to a ball's radius; or, without one, to the widest
+// radius whose probes flip at most one bit of each prefix (default index: 7;
+// 68 probes, 4% of a sweep of 1M rows), so that the nearest rows a few bits
+// beyond max_distance come without a sweep, and then to the narrowest radius
+// within which random values put a first batch of rows (kFirstProbeBatch)
+// when probes pay there: 15 at 10M rows, where the nearest rows of a random
+// value lie 12-14 bits away and 2,788 probes take a sixth of a sweep; none at
+// 1M, where it is 18, beyond what probes pay for, and probes short of it
+// would only delay the sweep.
 void start_nearest(Relation index, ScanState *st, int max_radius) {
     st->probing = true;
     st->exhausted = false;
@@ -108,17 +113,23 @@ void start_nearest(Relation index, ScanState *st, int max_radius) {
     st->nulls_left = st->nballs == 0;
     SimhashMeta meta = simhash_read_meta(index);
     sx::Layout layout = simhash_layout(meta);
-    st->probe_radius = st->probe_reach = Min(meta.max_distance, st->max_radius);
+    st->probe_radius = Min(meta.max_distance, st->max_radius);
+    st->nstages = st->stage = 0;
     if (st->max_radius <= meta.max_distance) return;
-    if (st->nballs > 0 && probes_at(index, layout, st->max_radius)) {
-        st->probe_reach = st->max_radius;
+    if (st->nballs > 0) {
+        if (probes_at(index, layout, st->max_radius)) st->probe_stages[st->nstages++] = st->max_radius;
         return;
     }
-    for (int r = st->max_radius; r > meta.max_distance; --r)
-        if (sx::probe_shape(layout, r).slack <= 1 && probes_at(index, layout, r)) {
-            st->probe_reach = r;
-            return;
-        }
+    int one_flip = meta.max_distance;
+    for (int r = st->max_radius; r > meta.max_distance && one_flip == meta.max_distance; --r)
+        if (sx::probe_shape(layout, r).slack <= 1 && probes_at(index, layout, r)) one_flip = r;
+    if (one_flip > meta.max_distance) st->probe_stages[st->nstages++] = one_flip;
+    const double rows = Max(index->rd_rel->reltuples, 0.0);
+    int batch_radius = one_flip + 1;
+    while (batch_radius < st->max_radius && rows * simhash::random_within_probability(batch_radius) < kFirstProbeBatch)
+        batch_radius++;
+    if (batch_radius <= st->max_radius && probes_at(index, layout, batch_radius))
+        st->probe_stages[st->nstages++] = batch_radius;
 }
 
 void start(IndexScanDesc scan) {
@@ -179,7 +190,8 @@ void start(IndexScanDesc scan) {
 
 // The next batch: a streaming scan's, or the nearest rows beyond those
 // returned: from the probes while rows within their radius (max_distance,
-// then probe_reach) may remain, then from sweeps of table 0 up to max_radius.
+// then each of probe_stages) may remain, then from sweeps of table 0 up to
+// max_radius.
 void next_batch(IndexScanDesc scan) {
     ScanState *st = static_cast<ScanState *>(scan->opaque);
     MemoryContext old = MemoryContextSwitchTo(st->hits_cxt);
@@ -218,9 +230,9 @@ void next_batch(IndexScanDesc scan) {
     if (full) {
         st->after = st->hits[st->n - 1];
     } else if (st->probing && radius < st->max_radius) {
-        // Beyond this radius: from the probes of their reach, then from sweeps.
-        if (radius < st->probe_reach)
-            st->probe_radius = st->probe_reach;
+        // Beyond this radius: from the probes' next stage, then from sweeps.
+        if (st->stage < st->nstages)
+            st->probe_radius = st->probe_stages[st->stage++];
         else
             st->probing = false;
         st->batch = 0;

@@ -75,8 +75,9 @@ struct ScanState {
     bool exhausted;   // no more batches once the hits run out
     bool nulls_left;  // then the NULL rows (distance NULL sorts last)
     int max_radius;   // ORDER BY batches: no farther (a qualifier's ball around the ORDER BY point)
-    int probe_radius; // ORDER BY batches: the probes' radius now (max_distance, then probe_reach)
-    int probe_reach;  // and the widest they take before the sweeps
+    int probe_radius; // ORDER BY batches: the probes' radius now (max_distance, then the stages)
+    int probe_stages[2];  // the wider radii they take, in turn, before the sweeps
+    int nstages, stage;
     Hit after;        // batches keep only (distance, TID) greater than this
     Size batch;       // > 0 while filling a bounded heap
     Hit *hits;
