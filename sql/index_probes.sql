@@ -153,19 +153,20 @@ BEGIN
 END $$;
 SELECT min(hamming_distance(f.fp, q.q)) AS nearest, far_order_pages(q.q, 10) < 100 AS no_sweep
 FROM farq q, far f WHERE q.qid = 20 GROUP BY q.q;
--- Where random values would put a first batch of 128 rows within a radius the
--- probes pay for (15 bits at 10M rows), the batches widen to it before the
+-- Where random values would have 16 rows within a radius the probes pay for
+-- (15 bits at 10M rows), the batches widen to it before the
 -- sweeps. Told the index holds 10M rows, and with the probes forced, the
 -- scan takes that stage here (its 2,788 probes read thousands of pages; the
--- sweep, 140) and still orders exactly.
+-- sweep, 140) and still orders exactly; with the index's own row count,
+-- and probes only where they pay, it does not.
 SELECT reltuples AS far_fp_rows FROM pg_class WHERE oid = 'far_fp'::regclass \gset
 SET simhash.test_probe_always = on;
 UPDATE pg_class SET reltuples = 1e7 WHERE oid = 'far_fp'::regclass;
 SELECT far_order_pages(q, 10) > 2000 AS batch_stage FROM farq WHERE qid = 31;
 SELECT far_knn(NULL, 10) AS differing_nearest_10, far_knn(NULL, 400) AS differing_nearest_400;
 UPDATE pg_class SET reltuples = :far_fp_rows WHERE oid = 'far_fp'::regclass;
-SELECT far_order_pages(q, 10) < 1000 AS no_batch_stage FROM farq WHERE qid = 31;
 RESET simhash.test_probe_always;
+SELECT far_order_pages(q, 10) < 1000 AS no_batch_stage FROM farq WHERE qid = 31;
 
 -- The planner takes the index for radii the probes serve, a sequential scan
 -- where most rows match.

@@ -208,7 +208,7 @@ SimhashCache *simhash_cache(Relation index) {
 }
 
 SimhashDirectory simhash_directory(SimhashCache *cache, int table) {
-    if (table >= cache->meta.tables || cache->child_level[table] < 0)
+    if (!cache->loaded || table >= cache->meta.tables || cache->child_level[table] < 0)
         return {nullptr, nullptr, nullptr, 0, -1, nullptr, 0};
     uint32 at = cache->start[table];
     return {simhash_cache_entries(cache) + at, simhash_cache_summaries(cache) + at, simhash_cache_recent(cache) + at,

@@ -39,9 +39,10 @@ SimhashMeta simhash_read_meta(Relation index) {
     simhash_check_column_type(index);
     // The metapage never changes after the build: cache it for the relcache entry's life.
     // (The directory is read on the first scan: inserts and the planner do not need it.)
+    uint32 deferral = simhash_directory_deferral(RelationGetNumberOfBlocks(index), meta.tables);
     SimhashCache *cache = static_cast<SimhashCache *>(MemoryContextAllocZero(index->rd_indexcxt, sizeof(SimhashCache)));
     cache->meta = meta;
-    cache->read_directory_after = simhash_directory_deferral(RelationGetNumberOfBlocks(index), meta.tables);
+    cache->read_directory_after = deferral;
     index->rd_amcache = cache;
     return meta;
 }

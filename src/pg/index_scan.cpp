@@ -91,19 +91,34 @@ void start_stream(Relation index, ScanState *st, const Ball &drive) {
     next_stream_batch(index, st);
 }
 
+// The rows an index of the default layout holds now: its statistics scaled to
+// its current size, as the planner scales a table's, or, with none yet (an
+// index created empty), its leaves at about 800 entries each.
+double index_rows(Relation index, const sx::Layout &layout) {
+    const double pages = RelationGetNumberOfBlocks(index);
+    if (index->rd_rel->reltuples > 0 && index->rd_rel->relpages > 0)
+        return index->rd_rel->reltuples / index->rd_rel->relpages * pages;
+    return pages / layout.tables * 800;
+}
+
+// Rows a random value should find within a stage's radius for that stage to
+// end most nearest-first reads (a LIMIT of ten or so, which the index is not
+// told) without a sweep.
+constexpr double kNearestWanted = 16;
+
 // ORDER BY fp <-> q: nearest first, in batches (next_batch), none beyond
 // max_radius; the NULL rows last, unless a qualifier excludes them. Rank 0
 // is below every hit's. The probes run to max_distance, then, where rows may
 // lie beyond, widen in stages (probe_stages), each where probing that far
-// reads less than a sweep: to a ball's radius; or, without one, to the widest
-// radius whose probes flip at most one bit of each prefix (default index: 7;
-// 68 probes, 4% of a sweep of 1M rows), so that the nearest rows a few bits
-// beyond max_distance come without a sweep, and then to the narrowest radius
-// within which random values put a first batch of rows (kFirstProbeBatch)
-// when probes pay there: 15 at 10M rows, where the nearest rows of a random
-// value lie 12-14 bits away and 2,788 probes take a sixth of a sweep; none at
-// 1M, where it is 18, beyond what probes pay for, and probes short of it
-// would only delay the sweep.
+// reads less than a sweep: to a ball's radius; or to the widest radius whose
+// probes flip at most one bit of each prefix (default index: 7; 68 probes, 4%
+// of a sweep of 1M rows), so that the nearest rows a few bits beyond
+// max_distance come without a sweep, and then to the widest radius of the
+// narrowest probe plan within which random values have kNearestWanted rows:
+// 15 at 10M rows (2,788 probes, 122 rows), where the nearest rows of a random
+// value lie 12-14 bits away; none at 1M, where that plan's radius would be
+// 19, beyond what probes pay for, and probes short of it would only delay
+// the sweep. (Within a ball's radius, none beyond it.)
 void start_nearest(Relation index, ScanState *st, int max_radius) {
     st->probing = true;
     st->exhausted = false;
@@ -116,20 +131,26 @@ void start_nearest(Relation index, ScanState *st, int max_radius) {
     st->probe_radius = Min(meta.max_distance, st->max_radius);
     st->nstages = st->stage = 0;
     if (st->max_radius <= meta.max_distance) return;
-    if (st->nballs > 0) {
-        if (probes_at(index, layout, st->max_radius)) st->probe_stages[st->nstages++] = st->max_radius;
+    if (st->nballs > 0 && probes_at(index, layout, st->max_radius)) {
+        st->probe_stages[st->nstages++] = st->max_radius;
         return;
     }
     int one_flip = meta.max_distance;
     for (int r = st->max_radius; r > meta.max_distance && one_flip == meta.max_distance; --r)
         if (sx::probe_shape(layout, r).slack <= 1 && probes_at(index, layout, r)) one_flip = r;
     if (one_flip > meta.max_distance) st->probe_stages[st->nstages++] = one_flip;
-    const double rows = Max(index->rd_rel->reltuples, 0.0);
-    int batch_radius = one_flip + 1;
-    while (batch_radius < st->max_radius && rows * simhash::random_within_probability(batch_radius) < kFirstProbeBatch)
-        batch_radius++;
-    if (batch_radius <= st->max_radius && probes_at(index, layout, batch_radius))
-        st->probe_stages[st->nstages++] = batch_radius;
+    // Radii sharing a slack share a probe plan and its cost: take each plan's widest.
+    const double rows = index_rows(index, layout);
+    for (int r = one_flip + 1; r <= st->max_radius; ++r) {
+        const int slack = sx::probe_shape(layout, r).slack;
+        int widest = r;
+        while (widest < st->max_radius && sx::probe_shape(layout, widest + 1).slack == slack) widest++;
+        if (rows * simhash::random_within_probability(widest) >= kNearestWanted) {
+            if (probes_at(index, layout, widest)) st->probe_stages[st->nstages++] = widest;
+            break;
+        }
+        r = widest;
+    }
 }
 
 void start(IndexScanDesc scan) {
