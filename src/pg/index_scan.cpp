@@ -135,11 +135,14 @@ void start_nearest(Relation index, ScanState *st, int max_radius) {
         st->probe_stages[st->nstages++] = st->max_radius;
         return;
     }
+    // (Radii of one slack share a probe plan, so the widest of slack 1 pays if any does.)
     int one_flip = meta.max_distance;
-    for (int r = st->max_radius; r > meta.max_distance && one_flip == meta.max_distance; --r)
-        if (sx::probe_shape(layout, r).slack <= 1 && probes_at(index, layout, r)) one_flip = r;
-    if (one_flip > meta.max_distance) st->probe_stages[st->nstages++] = one_flip;
-    // Radii sharing a slack share a probe plan and its cost: take each plan's widest.
+    while (one_flip < st->max_radius && sx::probe_shape(layout, one_flip + 1).slack <= 1) one_flip++;
+    if (one_flip > meta.max_distance && probes_at(index, layout, one_flip))
+        st->probe_stages[st->nstages++] = one_flip;
+    else
+        one_flip = meta.max_distance;
+    // Each plan's widest radius, from the narrowest plan beyond that.
     const double rows = index_rows(index, layout);
     for (int r = one_flip + 1; r <= st->max_radius; ++r) {
         const int slack = sx::probe_shape(layout, r).slack;
